@@ -165,7 +165,7 @@ export function fail(message: string, code: number): never {
 export type ParsedOptions = Record<string, string | true>;
 
 /** Reads `--name value`, `--name=value` and flags for one command, in forgeops's own words when something is off. */
-export function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
+function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
   const spec = COMMANDS[command];
   const values: ParsedOptions = {};
   for (let i = 0; i < args.length; i++) {

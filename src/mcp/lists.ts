@@ -1,6 +1,7 @@
 // A list as an MCP result: compact rows, cut to fit the result cap, and a page state that says truthfully what was
 // shown and which exact call (page, per_page) reads on; a list of one item is shown whole.
 import type { Operation, OperationRoute, PageInfo } from '../operations/engine/define.js';
+import { isRecord } from '../operations/engine/present.js';
 import { compactRow, detailToolOf } from '../operations/engine/rows.js';
 import { callFrom, type NextCall } from '../operations/engine/paging.js';
 
@@ -95,10 +96,6 @@ function leftOut(row: unknown, item: unknown): boolean {
   if (row === item) return false;
   if (isRecord(row) && isRecord(item) && fieldCount(row) < fieldCount(item)) return true;
   return JSON.stringify(row) !== JSON.stringify(item);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Fields JSON would write: those whose value is not undefined. */

@@ -26,6 +26,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { connectInMemory, testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { answerShape, feedShape, SHAPES } from '../helpers/stdio-shapes.js';
 import { cliStdioTransport } from '../helpers/stdio-cli.js';
+import { bareEnv } from '../helpers/terminal-session.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // FORGEOPS_TEST_CLI runs the same checks against another build (an older one, to see what they catch).
@@ -391,7 +392,7 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
       new Promise<string>((resolve, reject) => {
         const child = spawn(process.execPath, [cli, 'chat', 'pipeline list acme/web', '--json'], {
           env: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            ...bareEnv,
             TMPDIR: base,
             CODEHOST_URL: env.sandbox.url,
             CODEHOST_TOKEN: env.sandbox.tokens.maintainer,

@@ -1,6 +1,7 @@
 // String numerals → numbers where a schema wants a number: models often send "pipeline_id": "2" for an integer.
 import type { z } from 'zod';
 import { ownEntry } from '../../text/own-key.js';
+import { isRecord } from './present.js';
 
 /** Only an exact whole-number numeral is read as a number: "2x", "1.5", " 2" and "" stay strings and fail by name. */
 const INTEGER_NUMERAL = /^-?\d+$/;
@@ -43,18 +44,14 @@ export function coerceNumerals(schema: z.ZodType, value: unknown): unknown {
     case 'array':
       return Array.isArray(value) && def.element ? value.map((item) => coerceNumerals(def.element!, item)) : value;
     case 'object':
-      return isPlainObject(value) && def.shape ? coerceEntries(value, (key) => ownEntry(def.shape!, key)) : value;
+      return isRecord(value) && def.shape ? coerceEntries(value, (key) => ownEntry(def.shape!, key)) : value;
     case 'record':
-      return isPlainObject(value) && def.valueType ? coerceEntries(value, () => def.valueType) : value;
+      return isRecord(value) && def.valueType ? coerceEntries(value, () => def.valueType) : value;
     case 'union':
       return coerceUnion(def.options ?? [], value);
     default:
       return value;
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function coerceEntries(

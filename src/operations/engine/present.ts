@@ -2,9 +2,14 @@
 
 export type Fields = Record<string, unknown>;
 
+/** Whether a value is an object of fields (not null, not an array). */
+export function isRecord(value: unknown): value is Fields {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** An object as a field map; anything else (null, arrays, strings) reads as an empty one. */
 export function asRecord(data: unknown): Fields {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Fields) : {};
+  return isRecord(data) ? data : {};
 }
 
 /** A list as field maps; a non-list reads as empty, so a surprising answer still renders. */
