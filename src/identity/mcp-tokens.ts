@@ -66,6 +66,17 @@ const key = {
   usedRefresh: (token: string) => `mcp-oauth:refresh-used:${digest(token)}`,
 };
 
+/** The single-use secrets: where each is kept, where it is remembered once spent, and how a refusal names it. */
+const SINGLE_USE = {
+  code: { key: key.code, usedKey: key.usedCode, noun: 'code', unknown: 'the code is unknown, expired or already used' },
+  refresh: {
+    key: key.refresh,
+    usedKey: key.usedRefresh,
+    noun: 'refresh token',
+    unknown: 'the refresh token is unknown, expired, revoked or already used',
+  },
+};
+
 /** Codes and refresh tokens are kept by their hash: a copy of the store redeems nothing. */
 function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
@@ -130,16 +141,29 @@ export class McpTokens {
   }
 
   /**
-   * Takes a single-use record once. One already spent is a replay: the grant it gave (kept under `usedKey`) is revoked,
-   * so whoever spent it first loses it too; anything else unknown is simply refused with `refusal`.
+   * Takes a single-use record (a code, a refresh token) once, for the client presenting it. One already spent is a
+   * replay: the grant it gave (kept under the used key) is revoked, so whoever spent it first loses it too; anything
+   * else unknown is refused as such. One issued to another client is refused too, and a refresh token's
+   * grant revoked with it: that token left the client it was given to.
    */
-  private async spend<T>(recordKey: string, usedKey: string, refusal: string): Promise<T> {
+  private async spend<T extends { clientId: string; grant?: string }>(
+    kind: keyof typeof SINGLE_USE,
+    value: string,
+    clientId: string,
+  ): Promise<T> {
     const { store } = this.options;
-    const record = await store.take<T>(recordKey);
-    if (record) return record;
-    const grant = await store.get<string>(usedKey);
-    if (grant) await this.revokeGrant(grant);
-    throw new OAuthError(400, 'invalid_grant', refusal);
+    const secret = SINGLE_USE[kind];
+    const record = await store.take<T>(secret.key(value));
+    if (!record) {
+      const grant = await store.get<string>(secret.usedKey(value));
+      if (grant) await this.revokeGrant(grant);
+      throw new OAuthError(400, 'invalid_grant', secret.unknown);
+    }
+    if (record.clientId !== clientId) {
+      if (record.grant !== undefined) await this.revokeGrant(record.grant);
+      throw new OAuthError(400, 'invalid_grant', `the ${secret.noun} was issued to another client_id`);
+    }
+    return record;
   }
 
   /**
@@ -151,14 +175,7 @@ export class McpTokens {
     request: { clientId: string; redirectUri?: string; codeVerifier?: string; resource?: string },
   ): Promise<TokenResponse> {
     const { store } = this.options;
-    const record = await this.spend<CodeRecord>(
-      key.code(code),
-      key.usedCode(code),
-      'the code is unknown, expired or already used',
-    );
-    if (record.clientId !== request.clientId) {
-      throw new OAuthError(400, 'invalid_grant', 'the code was issued to another client_id');
-    }
+    const record = await this.spend<CodeRecord>('code', code, request.clientId);
     if (request.redirectUri !== record.redirectUri) {
       throw new OAuthError(400, 'invalid_grant', 'redirect_uri differs from the one of the authorization request');
     }
@@ -185,15 +202,7 @@ export class McpTokens {
    */
   async refresh(refreshToken: string, request: { clientId: string; scope?: string }): Promise<TokenResponse> {
     const { store } = this.options;
-    const record = await this.spend<RefreshRecord>(
-      key.refresh(refreshToken),
-      key.usedRefresh(refreshToken),
-      'the refresh token is unknown, expired, revoked or already used',
-    );
-    if (record.clientId !== request.clientId) {
-      await this.revokeGrant(record.grant);
-      throw new OAuthError(400, 'invalid_grant', 'the refresh token was issued to another client_id');
-    }
+    const record = await this.spend<RefreshRecord>('refresh', refreshToken, request.clientId);
     await store.set(key.usedRefresh(refreshToken), record.grant, { ttlMs: REFRESH_TOKEN_TTL_MS });
     const grant = await store.get<GrantRecord>(key.grant(record.grant));
     if (!grant) throw new OAuthError(400, 'invalid_grant', 'the sign-in behind this refresh token was revoked');

@@ -108,12 +108,14 @@ export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: 
   return { firstRed };
 }
 
-async function triage(
-  ctx: RunContext,
-  input: { id: string | number },
-  operations: () => readonly Operation[],
-  clock: Clock,
-): Promise<OperationResult> {
+/** What both composed operations read through: a late view of the registry, and the clock that says how long red. */
+interface TriageNeeds {
+  operations: () => readonly Operation[];
+  clock: Clock;
+}
+
+async function triage(ctx: RunContext, input: { id: string | number }, needs: TriageNeeds): Promise<OperationResult> {
+  const { operations, clock } = needs;
   const unread: string[] = [];
   const read = tolerantReader(ctx, operations, unread);
   // The latest release does not depend on the default branch: asked at once with the project.
@@ -495,7 +497,7 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     present: presentTriage,
-    run: (ctx, input) => triage(ctx, input, operations, clock),
+    run: (ctx, input) => triage(ctx, input, { operations, clock }),
     examples: [{ input: { id: 'acme/web' } }],
   });
 }
@@ -507,10 +509,10 @@ export const INCIDENT_OPERATION = 'open_incident_issue';
 async function openIncidentIssue(
   ctx: RunContext,
   input: { id: string | number },
-  operations: () => readonly Operation[],
-  clock: Clock,
+  needs: TriageNeeds,
 ): Promise<OperationResult> {
-  const report = (await triage(ctx, input, operations, clock)).data as TriageReport;
+  const { operations, clock } = needs;
+  const report = (await triage(ctx, input, needs)).data as TriageReport;
   const op = (name: string) => {
     const found = operations().find((o) => o.name === name);
     if (!found) throw new Error(`${name} is not in the registry`);
@@ -563,7 +565,7 @@ export function incidentIssueOperation(operations: () => readonly Operation[], c
     input: z.object({ id: fields.projectId() }),
     effect: 'write',
     undo: 'Opens one issue and changes nothing else; update_issue with state_event close closes it.',
-    run: (ctx, input) => openIncidentIssue(ctx, input, operations, clock),
+    run: (ctx, input) => openIncidentIssue(ctx, input, { operations, clock }),
     // Opens one issue written from a triage; refused while the branch is not red, and never a second for one incident.
     decisions: { runs: [{ id: 'acme/web' }], asks: [] },
   });

@@ -183,6 +183,8 @@ describe('refresh tokens', () => {
     expect(narrowed.scope).toBe('read_api');
     const stolen = await refusal(tokens.refresh(narrowed.refresh_token, { clientId: 'client-2' }));
     expect(stolen.message).toContain('another client_id');
+    // A refresh token that left its client revokes the sign-in it belonged to.
+    expect(await tokens.verify(narrowed.access_token)).toMatchObject({ ok: false, why: 'the sign-in was revoked' });
   });
 
   it('reads scopes strictly: an unknown word is an error, not ignored', () => {
