@@ -112,12 +112,14 @@ interface ListContext {
   maxChars: number;
 }
 
+/** A list's structured result, and its JSON when the rows were serialized whole on the way (reused, not redone). */
+interface ListResult {
+  structure: Record<string, unknown>;
+  json?: string;
+}
+
 /** The structured result of a list: rows (or whole items), the page state, and what to call next. */
-export function listStructure(
-  items: readonly unknown[],
-  info: PageInfo | undefined,
-  ctx: ListContext,
-): Record<string, unknown> {
+export function listStructure(items: readonly unknown[], info: PageInfo | undefined, ctx: ListContext): ListResult {
   const { operation: op, input } = ctx;
   // Keyset pages (the service's own, or list_projects' pagination=keyset) have no numbers to ask for.
   const numbered = op.pagination === 'offset' && input.pagination !== 'keyset';
@@ -126,13 +128,20 @@ export function listStructure(
   // The hint only where a row did leave something out (a file tree's rows are its whole items).
   const hint = readable && rows.some((row, i) => leftOut(row, items[i])) ? readable : undefined;
   const reserve = Math.min(NOTES_RESERVE_CHARS, Math.floor(ctx.maxChars * NOTES_RESERVE_SHARE));
-  const shown = fittingCount(rows, ctx.maxChars - reserve);
+  // The rows serialized whole, once: when they all fit (the usual case), that JSON is also the result's text.
+  const rowsJson = JSON.stringify(rows);
+  const shown =
+    rowsJson.length + 1 <= ctx.maxChars - reserve ? rows.length : fittingCount(rows, ctx.maxChars - reserve);
   const state = listState(input, info, shown, rows.length, numbered, op.pagination !== undefined);
-  return {
-    items: rows.slice(0, shown),
+  const notes = {
     ...(op.pagination ? { page: state.page } : {}),
     ...(state.truncated ? { truncated: state.truncated } : {}),
     ...(state.more ? { more: state.more } : {}),
     ...(hint ? { rows: hint } : {}),
   };
+  const structure = { items: rows.slice(0, shown), ...notes };
+  if (shown < rows.length) return { structure };
+  // Exactly JSON.stringify(structure): items come first, then the notes.
+  const notesJson = JSON.stringify(notes);
+  return { structure, json: `{"items":${rowsJson}${notesJson === '{}' ? '}' : `,${notesJson.slice(1)}`}` };
 }

@@ -261,29 +261,45 @@ function blameResult(
 function jsonResultSize(text: string): number {
   return JSON_RESULT_FRAME + JSON.stringify(text).length + text.length;
 }
+
+/**
+ * At least jsonResultSize(text), without escaping the text: JSON's own output holds no raw control character and no
+ * lone surrogate (both come out escaped), so escaping it again writes each character as two at the most.
+ */
+function jsonResultSizeBound(text: string): number {
+  return JSON_RESULT_FRAME + 2 * text.length + 2 + text.length;
+}
 /** The characters of `{"content":[{"type":"text","text":},"structuredContent":}` around the text and the content. */
 const JSON_RESULT_FRAME = resultSize({ content: [{ type: 'text', text: '' }], structuredContent: {} }) - 4;
 
 /**
  * A JSON result: the structured content, and the same JSON as text (for clients that read only text). Both travel,
  * so both count: cut until the whole result fits (strings in the middle, long lists, wide objects, in turn), with
- * a `truncated` note saying what was cut. `keep` arrays (a list's items, already counted to fit) give way last.
+ * a `truncated` note saying what was cut. `keep` arrays (a list's items, already counted to fit) give way last;
+ * `json` is JSON.stringify(structured) when the caller already wrote it.
  */
 export function jsonResult(
   structured: Record<string, unknown>,
   maxChars: number,
-  own: { keep?: ReadonlySet<unknown>; ownKeys?: readonly string[] } = {},
+  own: { keep?: ReadonlySet<unknown>; ownKeys?: readonly string[]; json?: string } = {},
 ): ToolResult {
   const build = (value: Record<string, unknown>): ToolResult => ({
     content: [{ type: 'text', text: JSON.stringify(value) }],
     structuredContent: value,
   });
-  // Most results fit: serialized once, and measured from that text (resultSize of build(structured), without
-  // serializing the whole result twice more as the fitting below would).
-  const text = JSON.stringify(structured);
-  const measured = jsonResultSize(text);
-  if (measured <= maxChars) return { content: [{ type: 'text', text }], structuredContent: structured };
-  const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), measured, ...own });
+  // Most results fit: serialized once (or given, as `json`), told from that text's length or else measured from it
+  // (resultSize of build(structured), without serializing the whole result twice more as the fitting below would).
+  const text = own.json ?? JSON.stringify(structured);
+  const fitsSurely = jsonResultSizeBound(text) <= maxChars;
+  const measured = fitsSurely ? 0 : jsonResultSize(text);
+  if (fitsSurely || measured <= maxChars) return { content: [{ type: 'text', text }], structuredContent: structured };
+  const fitted = fitObject(structured, {
+    maxChars,
+    measure: (value) => resultSize(build(value)),
+    measured,
+    keep: own.keep,
+    ownKeys: own.ownKeys,
+  });
   return boundResult(build(fitted?.value ?? structured), maxChars) as ToolResult;
 }
 
@@ -316,7 +332,11 @@ export async function successResult(
       input,
       maxChars: listRowsBudget(options.maxChars),
     });
-    return jsonResult(list, options.maxChars, { keep: new Set([list.items]), ownKeys: LIST_NOTES });
+    return jsonResult(list.structure, options.maxChars, {
+      keep: new Set([list.structure.items]),
+      ownKeys: LIST_NOTES,
+      json: list.json,
+    });
   }
   const outcome = options.outcome ? outcomeLine(options.outcome) : undefined;
   if (data && typeof data === 'object') {

@@ -31,18 +31,39 @@ const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readon
 /**
  * `value` with every string numeral turned into a number where `schema` wants a number there: at the top, inside
  * wrappers, arrays, objects, records and unions (a union takes a numeral only when none of its options accepts the
- * string as it is: a project id "42" may be a path). Returns new objects and arrays; the input is never changed.
+ * string as it is: a project id "42" may be a path). The input is never changed: without a numeral in it, it is the
+ * answer; otherwise the answer is new objects and arrays.
  */
 export function coerceNumerals(schema: z.ZodType, value: unknown): unknown {
+  // Most calls hold no numeral at all (a project path, numbers already numbers): then there is nothing to turn, and
+  // the walk below (which tries a union's options one by one) is not paid.
+  return holdsNumeral(value) ? coerceWithin(schema, value) : value;
+}
+
+/** Nesting looked into for numerals; deeper, the schema's own walk decides (it goes no deeper than the schema). */
+const MAX_LOOK_DEPTH = 32;
+
+/** Whether a string numeral may stand anywhere in `value` (said yes beyond MAX_LOOK_DEPTH). */
+function holdsNumeral(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return INTEGER_NUMERAL.test(value);
+  if (depth > MAX_LOOK_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((item) => holdsNumeral(item, depth + 1));
+  if (isRecord(value)) {
+    for (const key in value) if (Object.hasOwn(value, key) && holdsNumeral(value[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+function coerceWithin(schema: z.ZodType, value: unknown): unknown {
   const def = defOf(schema);
-  if (WRAPPERS.has(def.type) && def.innerType) return coerceNumerals(def.innerType, value);
+  if (WRAPPERS.has(def.type) && def.innerType) return coerceWithin(def.innerType, value);
   switch (def.type) {
     case 'number':
       return numeralValue(value) ?? value;
     case 'pipe':
-      return def.in ? coerceNumerals(def.in, value) : value;
+      return def.in ? coerceWithin(def.in, value) : value;
     case 'array':
-      return Array.isArray(value) && def.element ? value.map((item) => coerceNumerals(def.element!, item)) : value;
+      return Array.isArray(value) && def.element ? value.map((item) => coerceWithin(def.element!, item)) : value;
     case 'object':
       return isRecord(value) && def.shape ? coerceEntries(value, (key) => ownEntry(def.shape!, key)) : value;
     case 'record':
@@ -61,7 +82,7 @@ function coerceEntries(
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => {
       const schema = schemaOf(key);
-      return [key, schema ? coerceNumerals(schema, item) : item];
+      return [key, schema ? coerceWithin(schema, item) : item];
     }),
   );
 }
@@ -69,7 +90,7 @@ function coerceEntries(
 function coerceUnion(options: z.ZodType[], value: unknown): unknown {
   if (options.some((option) => option.safeParse(value).success)) return value;
   for (const option of options) {
-    const coerced = coerceNumerals(option, value);
+    const coerced = coerceWithin(option, value);
     if (coerced !== value && option.safeParse(coerced).success) return coerced;
   }
   return value;

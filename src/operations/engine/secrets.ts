@@ -107,7 +107,10 @@ export function maskSecret(value: string): string {
   return `<secret, ${value.length} characters, sha256 ${digest}…>`;
 }
 
-/** The value with every non-empty credential (at any depth) replaced by REDACTED; everything else as it was. */
+/**
+ * The value with every non-empty credential (at any depth) replaced by REDACTED; everything else as it was. Copied only
+ * where something was replaced: an answer without credentials (the usual one) is given back as it came, unchanged.
+ */
 export function redactSecrets(value: unknown): unknown {
   return redactNamed(value, '');
 }
@@ -115,19 +118,38 @@ export function redactSecrets(value: unknown): unknown {
 function redactNamed(value: unknown, name: string): unknown {
   if (isSecretName(name) && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean')
     return REDACTED;
-  if (Array.isArray(value)) return value.map((item) => redactNamed(item, name));
-  if (value && typeof value === 'object') {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      const redacted = redactNamed((value as Record<string, unknown>)[key], key);
-      // Defined, never assigned: a service's own "__proto__" field stays a field, not the copy's prototype.
-      if (key === '__proto__')
-        Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
-      else copy[key] = redacted;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const redacted = redactNamed(value[i], name);
+      if (redacted !== value[i] && !copy) copy = value.slice(0, i);
+      copy?.push(redacted);
     }
-    return copy;
+    return copy ?? value;
+  }
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    let copy: Record<string, unknown> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const redacted = redactNamed(record[keys[i]], keys[i]);
+      if (redacted === record[keys[i]] && !copy) continue;
+      if (!copy) {
+        copy = {};
+        for (let j = 0; j < i; j++) setField(copy, keys[j], record[keys[j]]);
+      }
+      setField(copy, keys[i], redacted);
+    }
+    return copy ?? value;
   }
   return value;
+}
+
+/** Defined, never assigned: a service's own "__proto__" field stays a field, not the copy's prototype. */
+function setField(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
 }
 
 /** A call's input as it may be recorded: the operation's own secret inputs (see secretInputs) redacted. */

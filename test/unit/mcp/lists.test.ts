@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { callFrom } from '../../../src/operations/engine/paging.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
 import { compactRow, detailToolOf } from '../../../src/operations/engine/rows.js';
+import { listStructure } from '../../../src/mcp/lists.js';
 
 describe('callFrom', () => {
   it('gives page/per_page whose page starts exactly at the offset, no bigger than the limit', () => {
@@ -92,5 +93,39 @@ describe('detailToolOf', () => {
 
   it('finds none where the list has no read of one item under its route', () => {
     expect(detailToolOf(findOperation('list_group_issues')!, operations)).toBeUndefined();
+  });
+});
+
+describe('listStructure', () => {
+  const pipelines = Array.from({ length: 20 }, (_, i) => ({
+    id: 100 + i,
+    status: i % 3 ? 'success' : 'failed',
+    ref: 'main',
+    sha: `${i}`.padStart(40, 'a'),
+    web_url: `http://x/acme/web/-/pipelines/${100 + i}`,
+    note: 'quote " backslash \\ and ü',
+  }));
+  const context = (name: string, maxChars: number) => ({
+    operation: findOperation(name)!,
+    operations,
+    input: { id: 'acme/web' },
+    maxChars,
+  });
+
+  it('gives the JSON it wrote on the way exactly as the structure serializes, and none for a list it cut', () => {
+    const info = { page: 1, per_page: 20, pages_fetched: 1, has_more: true };
+    for (const [name, items] of [
+      ['list_pipelines', pipelines],
+      ['list_pipelines', pipelines.slice(0, 1)],
+      ['list_pipelines', []],
+      ['list_integrations', pipelines.slice(0, 3)],
+    ] as const) {
+      const list = listStructure(items, name === 'list_pipelines' ? info : undefined, context(name, 20_000));
+      expect(list.json).toBe(JSON.stringify(list.structure));
+    }
+    const cut = listStructure(pipelines, info, context('list_pipelines', 1_000));
+    expect((cut.structure.items as unknown[]).length).toBeLessThan(pipelines.length);
+    expect(cut.structure.truncated).toEqual(expect.stringContaining('showing the first'));
+    expect(cut.json).toBeUndefined();
   });
 });

@@ -114,6 +114,19 @@ describe('jsonResult and boundResult', () => {
     expect(resultSize(under)).toBeLessThanOrEqual(whole - 1);
   });
 
+  it('tell a fit from the text alone only when it surely fits: text that is all escapes is measured, not guessed', () => {
+    // Quotes, backslashes, control characters, a lone surrogate and a line separator: JSON writes each of them
+    // escaped, and escaping that text again doubles every character, the worst case the quick bound allows for.
+    for (const body of ['"\\'.repeat(200), '\u0001\n'.repeat(150), '\ud800\u2028'.repeat(150)]) {
+      const value = { body };
+      const whole = resultSize({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+      expect(jsonResult(value, whole).structuredContent).toBe(value);
+      const under = jsonResult(value, whole - 1);
+      expect(under.structuredContent).toMatchObject({ truncated: expect.stringContaining('cut to fit') });
+      expect(resultSize(under)).toBeLessThanOrEqual(whole - 1);
+    }
+  });
+
   it('leave out an attachment that does not fit, and cut text and structured content in proportion', () => {
     const result = boundResult(
       {

@@ -56,6 +56,24 @@ describe('coerceNumerals', () => {
     coerceNumerals(schema, sent);
     expect(sent).toEqual({ d: ['1'] });
   });
+
+  it('finds a numeral however deep the schema wants it, and survives nesting far deeper than any schema', () => {
+    // Forty levels down: deeper than the quick look for numerals goes, so the schema's own walk must still turn it.
+    let schema: z.ZodType = z.object({ n: z.number() });
+    let sent: unknown = { n: '5' };
+    let wanted: unknown = { n: 5 };
+    for (let i = 0; i < 40; i++) {
+      schema = z.object({ in: schema });
+      sent = { in: sent };
+      wanted = { in: wanted };
+    }
+    expect(coerceNumerals(schema, sent)).toEqual(wanted);
+    // A hostile argument nested 100,000 deep under a field no schema has: answered, not a stack overflow.
+    let deep: unknown = ['7'];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const hostile = { extra: deep, n: '1' };
+    expect(coerceNumerals(z.object({ n: z.number() }), hostile)).toEqual({ extra: deep, n: 1 });
+  });
 });
 
 describe('validateInput with string numerals', () => {

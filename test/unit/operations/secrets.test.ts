@@ -129,4 +129,21 @@ describe('redactSecrets', () => {
     expect(Object.getPrototypeOf(redacted[0])).toBe(Object.prototype);
     expect(Object.keys(redacted[0])).toEqual(['private_token', '__proto__']);
   });
+
+  it('copies only what holds a credential: the rest is given back as it came, and the answer is never changed', () => {
+    const clean = JSON.parse('{"id": 1, "jobs": [{"name": "build", "tags": ["linux"]}], "author": {"name": "bob"}}');
+    expect(redactSecrets(clean)).toBe(clean);
+    const sent =
+      '{"__proto__": {"a": 1}, "id": 2, "jobs": [{"name": "x"}, {"name": "y", "token": "t"}], "author": {"name": "al"}}';
+    const answer = JSON.parse(sent);
+    const redacted = redactSecrets(answer) as Record<string, any>;
+    expect(answer).toEqual(JSON.parse(sent));
+    expect(redacted).not.toBe(answer);
+    // Fields before the first credential keep their order and stay fields; untouched branches are shared, not copied.
+    expect(Object.keys(redacted)).toEqual(['__proto__', 'id', 'jobs', 'author']);
+    expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
+    expect(redacted.jobs).toEqual([{ name: 'x' }, { name: 'y', token: REDACTED }]);
+    expect(redacted.jobs[0]).toBe(answer.jobs[0]);
+    expect(redacted.author).toBe(answer.author);
+  });
 });
