@@ -1,9 +1,9 @@
 // The chat dispatcher every chat front end shares (terminal now, Slack too): a typed line → parse → policy → run →
 // a ChatMessage, or a question for the front end's human; the front end only renders and asks.
 import { recordCall } from '../metrics.js';
-import { executeCall, prepareCall, prepareCallResolved, type CallOutcome } from '../operations/run/call.js';
+import { executeCall, prepareCall, prepareCallResolved, type CallOutcome } from '../run/call.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
-import { dryRunCall } from '../operations/run/dry-run.js';
+import { dryRunCall } from '../run/dry-run.js';
 import type { ExplainOptions } from '../operations/engine/failures.js';
 import { resolvePeople, unresolvedPeople, type Targets } from '../operations/engine/people.js';
 import type { Answers, PolicyOptions } from '../policy/policy.js';

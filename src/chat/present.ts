@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { callFrom } from '../operations/engine/paging.js';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/engine/define.js';
-import type { CallPreview } from '../operations/run/dry-run.js';
+import type { CallPreview } from '../run/dry-run.js';
 import { outcomeSentence, type WriteOutcome } from '../operations/engine/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/engine/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/engine/rows.js';

@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/engine/define.js';
 import type { ServiceSettings } from '../operations/engine/failures.js';
-import { prepareCall } from '../operations/run/call.js';
+import { prepareCall } from '../run/call.js';
 import { recordApproval } from '../metrics.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';

@@ -1,6 +1,6 @@
 // Reads that prompts, resources and completions make, on the one run path of tools: validation, policy, the
 // session's client and token, redaction and an overall deadline all hold for them as for a tool call.
-import { executeCall, prepareCall } from '../operations/run/call.js';
+import { executeCall, prepareCall } from '../run/call.js';
 import type { Operation, OperationResult } from '../operations/engine/define.js';
 import type { ExplainOptions } from '../operations/engine/failures.js';
 import type { ApiTransport } from '../http/types.js';

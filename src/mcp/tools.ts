@@ -7,7 +7,7 @@ import {
   type Operation,
   type OperationRoute,
 } from '../operations/engine/define.js';
-import { DRY_RUN_KEY } from '../operations/run/dry-run.js';
+import { DRY_RUN_KEY } from '../run/dry-run.js';
 import { personKeys } from '../operations/engine/people.js';
 import { outputSchemaFor } from './results.js';
 

@@ -10,7 +10,7 @@ import type { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { type ButtonPremise, PremiseCheck, premiseUnread } from '../operations/composed/button-premise.js';
-import { executeCall } from '../operations/run/call.js';
+import { executeCall } from '../run/call.js';
 import { recordApproval } from '../metrics.js';
 import type { Operation } from '../operations/engine/define.js';
 import { redactSecretInputs } from '../operations/engine/secrets.js';

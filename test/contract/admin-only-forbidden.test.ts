@@ -2,7 +2,7 @@
 // which no project role gives. Other 403s keep saying the token lacks the access level for the action.
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { executeCall } from '../../src/operations/run/call.js';
+import { executeCall } from '../../src/run/call.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import { useSandbox } from '../helpers/mcp.js';
 

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { executeCall } from '../../src/operations/run/call.js';
+import { executeCall } from '../../src/run/call.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { executeCall } from '../../src/operations/run/call.js';
+import { executeCall } from '../../src/run/call.js';
 import { operations } from '../../src/operations/index.js';
 import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';

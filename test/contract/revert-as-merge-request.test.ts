@@ -3,8 +3,8 @@
 // SHA refused before anything is made, and the front ends' path: facts read, input pinned, steps in the dry run.
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { decideWithFacts } from '../../src/operations/run/call.js';
-import { dryRunCall } from '../../src/operations/run/dry-run.js';
+import { decideWithFacts } from '../../src/run/call.js';
+import { dryRunCall } from '../../src/run/dry-run.js';
 import { operations } from '../../src/operations/index.js';
 import { InputError } from '../../src/operations/engine/validate.js';
 import { WEB } from './builders.js';

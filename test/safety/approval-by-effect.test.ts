@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatReply } from '../../src/chat/dispatch.js';
-import { prepareCall } from '../../src/operations/run/call.js';
+import { prepareCall } from '../../src/run/call.js';
 import { operations } from '../../src/operations/index.js';
 import { jobsOf, type Job } from '../../src/sandbox/areas/jobs/state.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';

@@ -83,7 +83,7 @@ function cycles(graph: Graph): string[][] {
 
 /**
  * The part of src a file belongs to, for the layering: a folder at the top of src (mcp, slack, policy, …), a folder of
- * operations/ or sandbox/ (operations/engine, operations/run, sandbox/core, …), or a file at the top (config.ts).
+ * operations/ or sandbox/ (operations/engine, operations/areas, sandbox/core, …), or a file at the top (config.ts).
  */
 function partOf(file: string): string {
   const [top, second, ...rest] = file.split('/');

@@ -11,9 +11,9 @@ import {
   type PremiseResult,
   premiseUnread,
 } from '../../operations/composed/premise-call.js';
-import { executeCall, prepareCall, prepareCallResolved } from '../../operations/run/call.js';
+import { executeCall, prepareCall, prepareCallResolved } from '../../run/call.js';
 import type { Operation } from '../../operations/engine/define.js';
-import { dryRunCall, takeDryRun } from '../../operations/run/dry-run.js';
+import { dryRunCall, takeDryRun } from '../../run/dry-run.js';
 import { resolvePeople } from '../../operations/engine/people.js';
 import { jsonResult, successResult, textResult, type ToolResult } from '../results.js';
 import type { SessionRegistry } from '../service-reads.js';

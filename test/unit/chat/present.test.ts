@@ -1,7 +1,7 @@
 // presentOutcome against real sandbox answers: presenters first, a generic reading of any other result, paging, raw content.
 import { describe, expect, it } from 'vitest';
 import { broadcastState } from '../../../src/operations/areas/broadcast-messages.js';
-import { executeCall, prepareCall } from '../../../src/operations/run/call.js';
+import { executeCall, prepareCall } from '../../../src/run/call.js';
 import type { OperationResult } from '../../../src/operations/engine/define.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
 import { presentApproval, presentFailure, presentOutcome } from '../../../src/chat/present.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { operations } from '../../../src/operations/index.js';
 import { MAX_URL_VALUE_CHARS } from '../../../src/operations/engine/define.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
-import { DRY_RUN_KEY } from '../../../src/operations/run/dry-run.js';
+import { DRY_RUN_KEY } from '../../../src/run/dry-run.js';
 import { personKeys } from '../../../src/operations/engine/people.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });

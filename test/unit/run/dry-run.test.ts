@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Operation } from '../../../src/operations/engine/define.js';
-import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/run/dry-run.js';
+import { captureRequest, dryRunCall, takeDryRun } from '../../../src/run/dry-run.js';
 import { testOperation } from '../../helpers/test-operation.js';
 
 const policy = { readOnly: false };

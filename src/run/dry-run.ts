@@ -1,13 +1,13 @@
 // Dry runs: what a call would send and change, built by the executor's own code through a transport that sends nothing.
-import { servicePath } from '../../http/route.js';
-import type { ApiRequest, ApiResponse, ApiTransport } from '../../http/types.js';
-import { isLongFreeText, secretSummary, summarise } from '../../policy/policy.js';
-import type { PolicyOptions } from '../../policy/policy.js';
+import { servicePath } from '../http/route.js';
+import type { ApiRequest, ApiResponse, ApiTransport } from '../http/types.js';
+import { isLongFreeText, secretSummary, summarise } from '../policy/policy.js';
+import type { PolicyOptions } from '../policy/policy.js';
 import { decideWithFacts, prepareCall } from './call.js';
-import type { Effect, Operation, RunContext } from '../engine/define.js';
-import { executeOperation } from '../engine/execute.js';
-import { explainFailure, type ExplainOptions } from '../engine/failures.js';
-import { isSecretName } from '../engine/secrets.js';
+import type { Effect, Operation, RunContext } from '../operations/engine/define.js';
+import { executeOperation } from '../operations/engine/execute.js';
+import { explainFailure, type ExplainOptions } from '../operations/engine/failures.js';
+import { isSecretName } from '../operations/engine/secrets.js';
 
 /** The argument that asks for a preview instead of the call; only operations that change something take it. */
 export const DRY_RUN_KEY = 'dry_run';

@@ -1,16 +1,21 @@
 // One call, the same way for every front end: validate → policy → (the front end asks its human) → execute → outcome.
 // The run path sits above both the engine (how an operation is declared and executed) and the policy (whether it may
 // run, or must be asked about): neither of those imports it.
-import { decide, type Answers, type PolicyOptions } from '../../policy/policy.js';
-import type { ShownText } from '../../text/visible.js';
-import type { Operation, OperationResult, RunContext } from '../engine/define.js';
-import { executeOperation } from '../engine/execute.js';
-import { explainFailure, type ExplainOptions } from '../engine/failures.js';
-import { commitAfterWrite, outcomeSentence, targetsBeforeWrite, type WriteOutcome } from '../engine/outcome.js';
-import { readFacts, type FactsReading } from '../engine/effect-facts.js';
-import { describeTargets, resolvePeople, type Targets } from '../engine/people.js';
-import { redactSecrets } from '../engine/secrets.js';
-import { validateInput } from '../engine/validate.js';
+import { decide, type Answers, type PolicyOptions } from '../policy/policy.js';
+import type { ShownText } from '../text/visible.js';
+import type { Operation, OperationResult, RunContext } from '../operations/engine/define.js';
+import { executeOperation } from '../operations/engine/execute.js';
+import { explainFailure, type ExplainOptions } from '../operations/engine/failures.js';
+import {
+  commitAfterWrite,
+  outcomeSentence,
+  targetsBeforeWrite,
+  type WriteOutcome,
+} from '../operations/engine/outcome.js';
+import { readFacts, type FactsReading } from '../operations/engine/effect-facts.js';
+import { describeTargets, resolvePeople, type Targets } from '../operations/engine/people.js';
+import { redactSecrets } from '../operations/engine/secrets.js';
+import { validateInput } from '../operations/engine/validate.js';
 
 /** What may happen to a call before anything is sent. */
 type PreparedCall =
