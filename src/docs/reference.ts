@@ -1,7 +1,7 @@
 // The docs/ sections written from the registry and the config schema, so the docs cannot drift from the code.
 import type { Operation } from '../operations/engine/define.js';
 import { ENVIRONMENT } from '../config.js';
-import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from '../sandbox/core/seed.js';
+import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from '../sandbox/core/demo-accounts.js';
 
 export const REFERENCE_BEGIN = '<!-- BEGIN GENERATED: reference (npm run docs) -->';
 export const REFERENCE_END = '<!-- END GENERATED: reference -->';

@@ -1,6 +1,6 @@
 // `forgeops sandbox`: runs the sandbox in the foreground, prints its address, demo tokens and passwords, stops on a
 // signal.
-import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from './core/seed.js';
+import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from './core/demo-accounts.js';
 import { type ApplicationInput, startSandbox } from './server.js';
 
 /** The address and token table shown at start, as plain text. */

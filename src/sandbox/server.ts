@@ -18,7 +18,8 @@ import { AREAS } from './areas/index.js';
 import { type Application, type ApplicationInput, registerApplication } from './areas/oauth/index.js';
 
 export type { Application, ApplicationInput };
-import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
+import { DEMO_TOKENS } from './core/demo-accounts.js';
+import { removeOrphanTempDirs } from './core/seed.js';
 import { seed } from './seed.js';
 import { Store, type User } from './core/store.js';
 

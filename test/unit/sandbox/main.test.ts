@@ -1,7 +1,7 @@
 // `forgeops sandbox`: prints a working base URL and the demo tokens, and stops cleanly on SIGINT.
 import { afterEach, expect, test, vi } from 'vitest';
 import { describeSandbox, runSandboxCli } from '../../../src/sandbox/main.js';
-import { DEMO_TOKENS } from '../../../src/sandbox/core/seed.js';
+import { DEMO_TOKENS } from '../../../src/sandbox/core/demo-accounts.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -2,7 +2,7 @@
 // sandboxes that share the seed template but not each other's changes.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
-import { DEMO_TOKENS } from '../../../src/sandbox/core/seed.js';
+import { DEMO_TOKENS } from '../../../src/sandbox/core/demo-accounts.js';
 import { api } from './sandbox-client.js';
 
 let first: Sandbox;

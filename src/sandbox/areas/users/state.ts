@@ -3,7 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, User } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
-import { demoPassword } from '../../core/seed.js';
+import { demoPassword } from '../../core/demo-accounts.js';
 
 interface PasswordRecord {
   sha256: string;
