@@ -24,27 +24,30 @@ import {
   type WatchEvent,
   type WatchState,
 } from './branch-watch.js';
+import { WatchMemory } from './hub-memory.js';
+import {
+  byPath,
+  CHANGES,
+  ENTRY_PREFIX,
+  entryKey,
+  EPOCH_KEY,
+  failedPrefix,
+  isNumber,
+  nameKey,
+  part,
+  subKey,
+  subscriberOf,
+  subscriberPrefix,
+  watcherKey,
+  watchersPrefix,
+  type Entry,
+  type Subscription,
+} from './hub-records.js';
 // Types only: the hub reports through the recorder it is given and never loads the metrics module.
 import type { WatchCounts, WatchRecorder } from '../metrics.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
-
-/** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
-export interface Subscription {
-  subscriber: string;
-  /**
-   * The project's number, which the watch is kept by; absent only in a record written before watches were (the hub
-   * moves such a record to the number at its next look at the store).
-   */
-  projectId?: number;
-  /** The project's path as last read from the service (path_with_namespace): what is shown. */
-  project: string;
-  ref?: string;
-  /** Who asked for it, in words ("@alice"), and when (epoch ms). */
-  by?: string;
-  since: number;
-}
 
 /** Where a subscriber's events go: Slack channels ('slack:'), each sink owning subscribers that start with its prefix. */
 export interface WatchSink {
@@ -99,7 +102,6 @@ class DeliveryUnderWay extends Error {
   }
 }
 
-const part = (text: string) => encodeURIComponent(text);
 /** A window in words: "10 minutes", "1 minute", "90 seconds". */
 const spanOf = (ms: number): string => {
   const unit = ms % 60_000 === 0 ? { size: 60_000, word: 'minute' } : { size: 1000, word: 'second' };
@@ -124,98 +126,6 @@ export interface ProjectRef {
   path: string;
 }
 
-// The records of a watch, each named by the project's number.
-const subKey = (subscriber: string, project: number) => `watch:sub:${part(subscriber)}:${project}`;
-const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
-const watcherKey = (project: number, subscriber: string) => `watch:subs:${project}:${part(subscriber)}`;
-const watchersPrefix = (project: number) => `watch:subs:${project}:`;
-const failedPrefix = (subscriber: string) => `watch-refused:${part(subscriber)}:`;
-const ENTRY_PREFIX = 'watch:entry:';
-const entryKey = (project: number) => `${ENTRY_PREFIX}${project}`;
-/** The project's path as its watch last read it, when that changed since it was watched (a rename or a move). */
-const nameKey = (project: number) => `watch:name:${project}`;
-/** The subscriber a key of the watchers' index (or a subscription) ends with. */
-const subscriberOf = (key: string) => decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
-/**
- * The same records as written before watches were kept by number: named by the project's path (encoded, but for the
- * state). Read only to move them to the number (moveToNumbers); the last part of an entry's key tells which it is.
- */
-const byPath = {
-  subKey: (subscriber: string, path: string) => `watch:sub:${part(subscriber)}:${part(path)}`,
-  watchersPrefix: (path: string) => `watch:subs:${part(path)}:`,
-  statePrefix: (path: string) => `watch:state:${path}:`,
-};
-const isNumber = (text: string) => /^\d+$/.test(text);
-const CHANGES = 'watch:changes';
-/**
- * Written once the watches are in the store: its absence later means the store lost its data (Redis FLUSHALL, or a
- * restart without persistence), and each replica writes back the subscriptions it last saw.
- */
-const EPOCH_KEY = 'watch:epoch';
-/** The watches' states (src/watch/branch-watch.ts), one per branch: an open red episode is kept in it. */
-const STATE_PREFIX = 'watch:state:';
-/**
- * Where an episode's records live, each followed by the episode's key: what each subscriber was told (here), the
- * Slack message's claim, reference and record (src/slack/incident/sink.ts).
- */
-const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'watch:incident:'];
-/**
- * Where a followed deployment's records live, each followed by `<project>:<deployment id>:`: the watch's transitions
- * told, and the Slack message's record, claim and reference (src/slack/incident/deployment-messages.ts).
- */
-const DEPLOYMENT_RECORD_PREFIXES = ['watch:told:deploy:', 'watch:deploy:', 'watch:deploy-post:', 'watch:deploy-msg:'];
-
-/**
- * Where a channel's "Mute for an hour" of a project lives (src/slack/incident/sink.ts): written back after a loss
- * like an episode's records, so a mute pressed at 3 a.m. still holds when the store comes back empty.
- */
-const MUTE_PREFIX = 'watch:mute:';
-
-/** What the hub reads of a watch's state: its open red episode, and the deployments it follows while they wait. */
-interface StateRead {
-  episode?: { key?: unknown };
-  deployments?: { open?: unknown };
-}
-
-/** The deployments a state follows while they wait (ids). */
-function openDeployments(state: StateRead | undefined): number[] {
-  const open = state?.deployments?.open;
-  return Array.isArray(open) ? open.filter((id): id is number => typeof id === 'number') : [];
-}
-
-/**
- * The key prefixes of the records of the deployments `state` (under `key`) follows. The watch names them by its key
- * (the project's number, or its path as written before numbers), the Slack message by the number or encoded path.
- */
-function deploymentRecordPrefixes(key: string, state: StateRead): string[] {
-  const project = key.slice(STATE_PREFIX.length, key.lastIndexOf(':'));
-  const names = [...new Set([project, encodeURIComponent(project)])];
-  return openDeployments(state).flatMap((id) =>
-    DEPLOYMENT_RECORD_PREFIXES.flatMap((prefix) => names.map((name) => `${prefix}${name}:${id}:`)),
-  );
-}
-
-/**
- * Whether a state remembered before a loss should replace the one the store holds now: none is there, or the one
- * there (written afresh by a watch that checked since) lost the open episode, or a waiting deployment, it followed.
- */
-function rememberedWins(remembered: StateRead, now: StateRead | undefined): boolean {
-  if (!now) return true;
-  if (remembered.episode) return !now.episode;
-  const following = openDeployments(now);
-  return openDeployments(remembered).some((id) => !following.includes(id));
-}
-
-/** A watched project: its number (absent in an entry from before watches were kept by number) and its path then. */
-interface Entry {
-  id?: number;
-  project: string;
-}
-/** A record as last read, with when (hub clock, epoch ms) it expires: written back, it keeps that expiry. */
-interface Remembered {
-  value: unknown;
-  expiresAt?: number;
-}
 interface Running {
   watch: BranchWatch;
   persisted: boolean;
@@ -231,22 +141,21 @@ export class WatchHub {
   private stopListening: (() => Promise<void>) | undefined;
   private cancelSync: (() => void) | undefined;
   private closed = false;
-  /** Every subscription as last read from (or written to) the store: what goes back if the store loses its data. */
-  private known = new Map<string, Subscription>();
-  /**
-   * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
-   * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
-   * The same for deployments followed while they wait, whose message then follows them to their end.
-   */
-  private knownEpisodes = new Map<string, Remembered>();
-  /** A look for a loss (and its write-back) under way, which a transition told meanwhile waits for. */
-  private restoring: Promise<void> | undefined;
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
+  /** What this replica last saw in the store: written back if the store loses its data. */
+  private readonly memory: WatchMemory;
 
   constructor(private readonly o: WatchHubOptions) {
     this.clock = o.clock;
     this.intervalMs = o.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
+    this.memory = new WatchMemory({
+      store: o.store,
+      log: o.log,
+      now: () => this.now(),
+      storeName: this.storeName,
+      readSubscriptions: (keys) => this.readSubscriptions(keys),
+    });
   }
 
   addSink(sink: WatchSink): void {
@@ -305,7 +214,7 @@ export class WatchHub {
       await store.set(watcherKey(project.id, named.subscriber), 1);
       await store.set(key, subscription);
       await store.add(EPOCH_KEY, this.now());
-      this.known.set(key, subscription);
+      this.memory.saw(key, subscription);
       await this.ensure(project, true);
       await this.announce({ project: project.path, projectId: project.id, ref: '', kind: 'changed' }, 'sync');
     }
@@ -408,7 +317,7 @@ export class WatchHub {
     if (found.projectId === undefined) {
       // Not moved to its number yet (the service could not be asked): its records under the path go.
       const key = byPath.subKey(subscriber, found.project);
-      this.known.delete(key);
+      this.memory.forgot(key);
       const had = await store.delete(key);
       await store.delete(`${byPath.watchersPrefix(found.project)}${part(subscriber)}`);
       if ((await store.count(byPath.watchersPrefix(found.project))) === 0)
@@ -417,7 +326,7 @@ export class WatchHub {
     }
     const id = found.projectId;
     const had = await store.delete(subKey(subscriber, id));
-    this.known.delete(subKey(subscriber, id));
+    this.memory.forgot(subKey(subscriber, id));
     await store.delete(watcherKey(id, subscriber));
     if ((await store.count(watchersPrefix(id))) === 0) {
       await store.delete(entryKey(id));
@@ -514,7 +423,7 @@ export class WatchHub {
   private async sync(): Promise<void> {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
-    await this.restoreOnce();
+    await this.memory.look();
     const { store } = this.o;
     let keys = await store.keys(ENTRY_PREFIX);
     const byPaths = keys.filter((key) => !isNumber(key.slice(ENTRY_PREFIX.length)));
@@ -572,8 +481,8 @@ export class WatchHub {
           const moved: Subscription = { ...old, projectId: project.id, project: project.path };
           await store.add(subKey(subscriber, project.id), moved);
           await store.add(watcherKey(project.id, subscriber), 1);
-          this.known.delete(byPath.subKey(subscriber, path));
-          this.known.set(subKey(subscriber, project.id), moved);
+          this.memory.forgot(byPath.subKey(subscriber, path));
+          this.memory.saw(subKey(subscriber, project.id), moved);
         }
         await store.delete(byPath.subKey(subscriber, path));
         await store.delete(watcher);
@@ -603,101 +512,12 @@ export class WatchHub {
       if (subscription)
         await this.deliverTo(subscription, { kind: 'gone', project: path, ref: '', reason, id: `${part(path)}:gone` });
       await store.delete(byPath.subKey(subscriber, path));
-      this.known.delete(byPath.subKey(subscriber, path));
+      this.memory.forgot(byPath.subKey(subscriber, path));
       await store.delete(watcher);
     }
     for (const old of await store.keys(byPath.statePrefix(path))) await store.delete(old);
     await store.delete(entry);
     this.o.log.warn(`watch: stopped watching ${path}: it can no longer be read (${reason})`);
-  }
-
-  /**
-   * The store's subscriptions, remembered while its epoch stands; once it is gone with subscriptions remembered, the
-   * store lost its data and they are written back (set-if-absent: every replica may do the same at once), said in the
-   * log. An unsubscribe since the last read is the one thing this can bring back, and only on a replica that missed it.
-   */
-  private async restoreIfLost(): Promise<void> {
-    const { store } = this.o;
-    if ((await store.get(EPOCH_KEY)) !== undefined) {
-      const read = await this.readSubscriptions(await store.keys('watch:sub:'));
-      // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
-      const episodes = await this.readEpisodes();
-      if ((await store.get(EPOCH_KEY)) === undefined) return;
-      this.known = new Map(read);
-      this.knownEpisodes = episodes;
-      return;
-    }
-    if (this.known.size === 0) {
-      // Nothing to lose yet: from here on, the epoch's absence means a loss.
-      await store.add(EPOCH_KEY, this.now());
-      return;
-    }
-    for (const [key, subscription] of this.known) {
-      const { projectId: id, project, subscriber } = subscription;
-      // One not yet moved to its number goes back under its path, and is moved at the next look.
-      await store.add(id === undefined ? `${ENTRY_PREFIX}${part(project)}` : entryKey(id), {
-        ...(id === undefined ? {} : { id }),
-        project,
-      } satisfies Entry);
-      await store.add(
-        id === undefined ? `${byPath.watchersPrefix(project)}${part(subscriber)}` : watcherKey(id, subscriber),
-        1,
-      );
-      await store.add(key, subscription);
-    }
-    let restored = 0;
-    for (const [key, { value, expiresAt }] of this.knownEpisodes) {
-      // Each record keeps the expiry it had: written back with a fresh one, an episode lost and restored again and
-      // again would never expire. One past its expiry stays gone.
-      const ttlMs = expiresAt === undefined ? undefined : expiresAt - this.now();
-      if (ttlMs !== undefined && ttlMs <= 0) continue;
-      restored += 1;
-      // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
-      // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
-      if (key.startsWith(STATE_PREFIX)) {
-        if (rememberedWins(value as StateRead, await store.get<StateRead>(key)))
-          await store.set(key, value, ttlMs === undefined ? {} : { ttlMs });
-      } else await store.add(key, value, ttlMs === undefined ? {} : { ttlMs });
-    }
-    await store.add(EPOCH_KEY, this.now());
-    this.o.log.warn(
-      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) and ` +
-        `${restored} open episode record(s) this replica knew`,
-    );
-  }
-
-  /**
-   * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
-   * and messages are kept under (each starts with the episode's key after its own prefix). Likewise the deployments a
-   * watch follows while they wait: its state, and their transitions and messages, so a deployment message lost with
-   * the store still follows its deployment, in place.
-   */
-  private async readEpisodes(): Promise<Map<string, Remembered>> {
-    const { store } = this.o;
-    const found = new Map<string, Remembered>();
-    const remember = (key: string, read: { value: unknown; ttlMs?: number }) =>
-      found.set(key, {
-        value: read.value,
-        ...(read.ttlMs === undefined ? {} : { expiresAt: this.now() + read.ttlMs }),
-      });
-    for (const key of await store.keys(STATE_PREFIX)) {
-      const state = await store.getWithTtl<StateRead>(key);
-      const episode = state?.value?.episode?.key;
-      const following = state ? deploymentRecordPrefixes(key, state.value) : [];
-      if (!state || (typeof episode !== 'string' && following.length === 0)) continue;
-      remember(key, state);
-      const episodes = typeof episode === 'string' ? EPISODE_RECORD_PREFIXES.map((p) => `${p}${episode}:`) : [];
-      for (const prefix of [...episodes, ...following])
-        for (const record of await store.keys(prefix)) {
-          const read = await store.getWithTtl(record);
-          if (read !== undefined) remember(record, read);
-        }
-    }
-    for (const key of await store.keys(MUTE_PREFIX)) {
-      const read = await store.getWithTtl(key);
-      if (read !== undefined) remember(key, read);
-    }
-    return found;
   }
 
   private scheduleSync(): void {
@@ -756,7 +576,7 @@ export class WatchHub {
       },
       ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
       // Only open episodes' states are remembered: a check after a loss (before or after the write-back) goes on.
-      remembered: (key) => this.knownEpisodes.get(key)?.value as WatchState | undefined,
+      remembered: (key) => this.memory.remembered(key) as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(id, running);
@@ -785,28 +605,11 @@ export class WatchHub {
     this.o.log.info(`watch: ${before} is now ${project.path} (project ${project.id}); still one watch of it`);
   }
 
-  /**
-   * The store lost its data since this replica last looked: what it knew is written back now, before a transition is
-   * handed on, so that the transition finds its subscribers and the records of its message (told before the next
-   * look, it would reach no one, or a message's sink that no longer knows the message). One write-back at a time.
-   */
-  private async writtenBackIfLost(): Promise<void> {
-    if (this.known.size === 0 || (await this.o.store.get(EPOCH_KEY)) !== undefined) return;
-    await this.restoreOnce();
-  }
-
-  /** restoreIfLost, one at a time in this replica: a look and a transition's write-back never run it together. */
-  private restoreOnce(): Promise<void> {
-    return (this.restoring ??= this.restoreIfLost().finally(() => {
-      this.restoring = undefined;
-    }));
-  }
-
   /** A transition this replica told (it held the lease): to each subscriber's sink, then to every replica's listeners. */
   private async told(project: number, event: WatchEvent): Promise<void> {
     this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
-      await this.writtenBackIfLost();
+      await this.memory.writtenBackIfLost();
       const subscribers = await this.o.store.keys(watchersPrefix(project));
       const failed: Array<{ subscriber: string; error: unknown }> = [];
       for (const key of subscribers) {

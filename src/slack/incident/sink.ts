@@ -19,7 +19,8 @@ import {
   type WatchEvent,
 } from '../../watch/branch-watch.js';
 import { fixedByText, isMergeOf } from '../../operations/composed/fixed-by.js';
-import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
+import type { WatchHub, WatchSink } from '../../watch/hub.js';
+import type { Subscription } from '../../watch/hub-records.js';
 import { ACTION_IDS, type SlackMessage } from '../blocks.js';
 import { roomForFollowUps, type IncidentOfButton } from '../follow-ups.js';
 import type { Identities } from '../identity.js';

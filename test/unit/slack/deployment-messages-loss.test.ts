@@ -11,7 +11,7 @@ import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { MemoryStore, type StateStore } from '../../../src/state/store.js';
 import { deploymentEvent } from '../../helpers/deployment-events.js';
-import type { Subscription } from '../../../src/watch/hub.js';
+import type { Subscription } from '../../../src/watch/hub-records.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { type RedisServer, redisInstalled, startRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';

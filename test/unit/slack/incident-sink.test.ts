@@ -9,7 +9,8 @@ import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.j
 import { Sealer } from '../../../src/slack/sealed.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { rollbackJobKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
-import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
+import type { Subscription } from '../../../src/watch/hub-records.js';
 import { redReport } from '../../helpers/incident-bot.js';
 import { deploymentEvent } from '../../helpers/deployment-events.js';
 import { recordingSlack } from '../../helpers/incident-bot.js';

@@ -8,7 +8,8 @@ import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError } from '../../../src/watch/branch-watch.js';
-import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
+import type { Subscription } from '../../../src/watch/hub-records.js';
 import { quietLog } from '../../helpers/watch.js';
 import { redReport } from '../../helpers/incident-bot.js';
 
