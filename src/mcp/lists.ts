@@ -12,14 +12,21 @@ const NOTES_RESERVE_SHARE = 0.25;
 /** The service's page size when none was asked for. */
 const DEFAULT_PER_PAGE = 20;
 
-/** How many items, from the start, fit in `maxChars` of JSON (at least one: a result never shows nothing). */
-function fittingCount(items: readonly unknown[], maxChars: number): number {
+/**
+ * How many rows, from the start, fit in `maxChars` of a JSON array (at least one: a result never shows nothing), and
+ * when all of them do, that array's JSON: each row is serialized once, to be measured and then reused as the text.
+ */
+function fittingRows(rows: readonly unknown[], maxChars: number): { shown: number; json?: string } {
+  const parts: string[] = [];
   let used = 2;
-  for (let i = 0; i < items.length; i++) {
-    used += JSON.stringify(items[i]).length + 1;
-    if (used > maxChars) return Math.max(1, i);
+  for (let i = 0; i < rows.length; i++) {
+    // As an array writes it: what JSON has no form for (undefined) is null.
+    const part = JSON.stringify(rows[i]) ?? 'null';
+    used += part.length + 1;
+    if (used > maxChars) return { shown: Math.max(1, i) };
+    parts.push(part);
   }
-  return items.length;
+  return { shown: rows.length, json: `[${parts.join(',')}]` };
 }
 
 interface ListState {
@@ -128,10 +135,7 @@ export function listStructure(items: readonly unknown[], info: PageInfo | undefi
   // The hint only where a row did leave something out (a file tree's rows are its whole items).
   const hint = readable && rows.some((row, i) => leftOut(row, items[i])) ? readable : undefined;
   const reserve = Math.min(NOTES_RESERVE_CHARS, Math.floor(ctx.maxChars * NOTES_RESERVE_SHARE));
-  // The rows serialized whole, once: when they all fit (the usual case), that JSON is also the result's text.
-  const rowsJson = JSON.stringify(rows);
-  const shown =
-    rowsJson.length + 1 <= ctx.maxChars - reserve ? rows.length : fittingCount(rows, ctx.maxChars - reserve);
+  const { shown, json: rowsJson } = fittingRows(rows, ctx.maxChars - reserve);
   const state = listState(input, info, shown, rows.length, numbered, op.pagination !== undefined);
   const notes = {
     ...(op.pagination ? { page: state.page } : {}),
@@ -140,7 +144,7 @@ export function listStructure(items: readonly unknown[], info: PageInfo | undefi
     ...(hint ? { rows: hint } : {}),
   };
   const structure = { items: rows.slice(0, shown), ...notes };
-  if (shown < rows.length) return { structure };
+  if (rowsJson === undefined) return { structure };
   // Exactly JSON.stringify(structure): items come first, then the notes.
   const notesJson = JSON.stringify(notes);
   return { structure, json: `{"items":${rowsJson}${notesJson === '{}' ? '}' : `,${notesJson.slice(1)}`}` };

@@ -119,6 +119,7 @@ describe('listStructure', () => {
       ['list_pipelines', pipelines.slice(0, 1)],
       ['list_pipelines', []],
       ['list_integrations', pipelines.slice(0, 3)],
+      ['list_integrations', [null, { title: 'x', gone: undefined }, 'text', 7]],
     ] as const) {
       const list = listStructure(items, name === 'list_pipelines' ? info : undefined, context(name, 20_000));
       expect(list.json).toBe(JSON.stringify(list.structure));
