@@ -2,7 +2,7 @@
 // yes/no buttons; only their own signed click answers, a channel the calling model does not read.
 import type { Logger } from '../log.js';
 import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from './blocks.js';
-import type { Turn } from './bot.js';
+import type { Turn } from './turn.js';
 import type { ApprovalPageStore, OpenedApproval } from '../approval/page-store.js';
 
 /** Bolt routes the two buttons on these; the button's value is the approval's id. */

@@ -1,9 +1,8 @@
 // What the Slack bot does with a turn (a /forge command, a button, the login and release forms, a shared link): the
-// shared chat dispatcher runs it with the person's identity and this channel's rules; this file adds approvals,
-// follow-up references and replies.
-import { randomBytes } from 'node:crypto';
+// shared chat dispatcher runs it with the person's identity and this channel's rules; this file adds the Slack-only
+// commands, buttons, forms and sign-in; its replies are shown by ./bot-replies.ts.
 import { createDispatcher, type ChatDispatcher, type ChatReply } from '../chat/dispatch.js';
-import { chatMessage, type ChatMessage } from '../chat/message.js';
+import { chatMessage } from '../chat/message.js';
 import { presentFailure } from '../chat/present.js';
 import { readServiceUrl } from '../chat/urls.js';
 import type { ApiError } from '../http/errors.js';
@@ -13,51 +12,26 @@ import { type ButtonPremise, PremiseCheck, premiseUnread } from '../operations/c
 import { executeCall } from '../run/call.js';
 import { recordApproval } from '../metrics.js';
 import type { Operation } from '../operations/engine/define.js';
-import { redactSecretInputs } from '../operations/engine/secrets.js';
 import type { ExplainOptions } from '../operations/engine/failures.js';
 import { InputError, validateInput } from '../operations/engine/validate.js';
 import type { DurableApprovals } from '../approval/binding.js';
 import type { AuditLog } from './audit.js';
-import { renderApproval, renderConnect, renderMessage, renderText, type SlackMessage } from './blocks.js';
+import { renderConnect, renderText, type SlackMessage } from './blocks.js';
 import type { Finished, SlackConnect } from './connect.js';
-import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
+import { type Identities, LINK_PROMPT, userKey, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import { commentView } from './comment-modal.js';
-import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
+import type { PostQueue, ResponseUrls } from './replies.js';
+import { BotReplies, type ActingHolder, type ShareRef, type SlackWeb, type UnfurlPlace } from './bot-replies.js';
+import type { Turn } from './turn.js';
 import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
-import {
-  FOLLOW_UP_TTL_MS,
-  MAX_FOLLOW_UPS,
-  followUpKey,
-  roomForFollowUps,
-  storeFollowUp,
-  type FollowUpRef,
-  type IncidentOfButton,
-} from './follow-ups.js';
+import { FOLLOW_UP_TTL_MS, followUpKey, type FollowUpRef, type IncidentOfButton } from './follow-ups.js';
 import { WATCH_WORDS, watchCommand } from './incident/commands.js';
 import { renderTimeline } from './incident/render.js';
 import type { IncidentMessages } from './incident/sink.js';
-
-/** One request from Slack, as far as the bot cares: who, where, and how to answer. */
-export interface Turn {
-  user: SlackUser;
-  /** The Slack user name, for "approved by". */
-  userName?: string;
-  channelId: string;
-  responseUrl?: string;
-}
-
-/** The Web API calls the bot makes besides posting (Bolt's WebClient in production). */
-interface SlackWeb {
-  postEphemeral(args: { channel: string; user: string } & SlackMessage): Promise<unknown>;
-  unfurl(args: UnfurlPlace & { unfurls: Record<string, { blocks: SlackMessage['blocks'] }> }): Promise<unknown>;
-}
-
-/** Where chat.unfurl answers: a posted message (channel and ts), or a message still being written (unfurl_id and source). */
-type UnfurlPlace = { channel: string; ts: string } | { unfurl_id: string; source: string };
 
 interface BotOptions {
   operations: readonly Operation[];
@@ -81,14 +55,6 @@ interface BotOptions {
   connect?: SlackConnect;
 }
 
-/** Who a dispatcher's calls ran as, and the refusal that a Connect link answers better (no account yet). */
-interface ActingHolder {
-  current?: Acting;
-  connect?: string;
-  /** A Connect sign-in the code host ended during the call (revoked there, or expired): a new link is the answer. */
-  signedOut?: boolean;
-}
-
 /** Why a person sees a Connect link in place of a call's answer when the code host ended their sign-in. */
 const SIGNED_OUT =
   'Your sign-in at the code host has ended (revoked there, or unused too long), so it refused the call; nothing more was run.';
@@ -110,21 +76,16 @@ function typedText(text: string): string {
   return text.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name]!);
 }
 
-/** A private answer that its asker may post to the channel once (Share in channel). */
-interface ShareRef {
-  /** The answer; gone once shared (the reference then only says so). */
-  message?: ChatMessage;
-  place: string;
-  requester: string;
-}
-
 export class SlackBot {
   private readonly byName: Map<string, Operation>;
   private readonly premises: PremiseCheck;
 
+  private readonly replies: BotReplies;
+
   constructor(private readonly o: BotOptions) {
     this.byName = new Map(o.operations.map((op) => [op.name, op]));
     this.premises = new PremiseCheck(() => o.operations);
+    this.replies = new BotReplies(o);
   }
 
   /** Whether /forge login answers with a Connect link (else it opens the token form). */
@@ -138,7 +99,8 @@ export class SlackBot {
     // With Connect on, /forge login is a link to the code host's sign-in (anything typed after it is ignored).
     if (word === 'login' && this.o.connect) return this.offerConnect(turn);
     if (word === 'logout') return this.logout(turn);
-    if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
+    if (word === 'whoami')
+      return this.replies.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
     if (word !== undefined && WATCH_WORDS.has(word)) return this.watch(turn, typedText(text).trim().split(/\s+/));
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.dispatch(typedText(text)));
@@ -146,7 +108,7 @@ export class SlackBot {
     if (acting.connect !== undefined && this.o.connect) return this.offerConnect(turn, text.trim(), acting.connect);
     // Ended during the call: a new link, without running the command again after it (part of it may have run).
     if (acting.signedOut && this.o.connect) return this.offerConnect(turn, undefined, SIGNED_OUT);
-    await this.deliver(turn, reply, { acting });
+    await this.replies.deliver(turn, reply, { acting });
   }
 
   /** `/forge logout`: a Connect sign-in is revoked at the code host and forgotten; a pasted token is forgotten. */
@@ -156,7 +118,10 @@ export class SlackBot {
       forgot = await this.o.identities.unlink(turn.user);
     } catch (error) {
       this.o.log.error(`slack: logout of ${userKey(turn.user)}: ${(error as Error).message}`);
-      return this.answer(turn, renderText('Could not sign you out just now; try again in a moment.', 'warning'));
+      return this.replies.answer(
+        turn,
+        renderText('Could not sign you out just now; try again in a moment.', 'warning'),
+      );
     }
     const again = this.o.connect ? 'connect again' : 'link one again';
     const said = !forgot
@@ -166,7 +131,7 @@ export class SlackBot {
         : forgot.revoked
           ? `Signed out: the code host revoked forgeops's tokens for your account, and forgeops forgot them. ${again[0].toUpperCase()}${again.slice(1)} with \`/forge login\`.`
           : `Signed out here: forgeops forgot your tokens, but the code host did not confirm revoking them (revoke forgeops under your account's applications there to be sure). ${again[0].toUpperCase()}${again.slice(1)} with \`/forge login\`.`;
-    return this.answer(turn, renderText(said, 'info'));
+    return this.replies.answer(turn, renderText(said, 'info'));
   }
 
   /**
@@ -175,7 +140,7 @@ export class SlackBot {
    */
   async offerConnect(turn: Turn, waiting?: string, reason?: string): Promise<void> {
     const connect = this.o.connect;
-    if (!connect) return this.answer(turn, renderText(LINK_PROMPT, 'info'));
+    if (!connect) return this.replies.answer(turn, renderText(LINK_PROMPT, 'info'));
     const offer = await connect.offer({
       user: turn.user,
       ...(turn.userName ? { userName: turn.userName } : {}),
@@ -183,11 +148,11 @@ export class SlackBot {
       ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}),
       ...(waiting ? { command: waiting } : {}),
     });
-    if (!offer.ok) return this.answer(turn, renderText(offer.reason, 'warning'));
+    if (!offer.ok) return this.replies.answer(turn, renderText(offer.reason, 'warning'));
     const codeHost = connect.codeHostName;
     // Only the line of the refusal that is not "type /forge login": the button is the way now.
     const why = reason?.replace(/\s*Connect your account on the service first: type `\/forge login`\.\s*$/, '').trim();
-    return this.answer(
+    return this.replies.answer(
       turn,
       renderConnect(
         { url: offer.url, codeHost, expiresInMinutes: offer.expiresInMinutes },
@@ -210,8 +175,8 @@ export class SlackBot {
       channelId: origin.channelId,
       ...(origin.responseUrl ? { responseUrl: origin.responseUrl } : {}),
     };
-    if (!finished.ok) return this.answer(turn, renderText(finished.reason, 'warning'));
-    await this.answer(
+    if (!finished.ok) return this.replies.answer(turn, renderText(finished.reason, 'warning'));
+    await this.replies.answer(
       turn,
       renderText(`Connected as @${finished.account.username}: your /forge commands now run as you.`, 'success'),
     );
@@ -227,7 +192,7 @@ export class SlackBot {
     const stored = await this.o.store.get<FollowUpRef>(followUpKey(ref));
     const op = stored && this.byName.get(stored.operation);
     if (!stored?.asksComment || !op || stored.place !== turn.channelId) {
-      await this.answer(turn, renderText(BUTTON_GONE, 'warning'));
+      await this.replies.answer(turn, renderText(BUTTON_GONE, 'warning'));
       return undefined;
     }
     const what = op.needsApproval?.(stored.input) ?? `It runs ${op.name}.`;
@@ -247,18 +212,18 @@ export class SlackBot {
     const op = stored && this.byName.get(stored.operation);
     // A form's answer goes only to a button that asked for one: it never adds input to another call.
     if (!stored || !op || stored.place !== turn.channelId || (form && !stored.asksComment))
-      return this.answer(turn, renderText(BUTTON_GONE, 'warning'));
+      return this.replies.answer(turn, renderText(BUTTON_GONE, 'warning'));
     const input = form?.comment ? { ...stored.input, comment: form.comment } : stored.input;
     // A button drawn on what was true then (an old version of an incident message) checks it still is, as the presser.
     if (stored.premise) {
       const checked = await this.checkPremise(turn, stored.premise);
-      if (checked.changed !== undefined) return this.answer(turn, renderText(checked.changed, 'warning'));
-      if (checked.note !== undefined) await this.answer(turn, renderText(checked.note, 'info'));
+      if (checked.changed !== undefined) return this.replies.answer(turn, renderText(checked.changed, 'warning'));
+      if (checked.note !== undefined) await this.replies.answer(turn, renderText(checked.note, 'info'));
     }
     // A write behind a button runs once, however often it is clicked: the first click takes it.
     const once = op.effect !== 'read';
     if (once && (await this.o.store.take(key)) === undefined) {
-      return this.answer(turn, renderText('This button was already used; nothing was run again.', 'warning'));
+      return this.replies.answer(turn, renderText('This button was already used; nothing was run again.', 'warning'));
     }
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.call(op.name, input));
@@ -268,7 +233,7 @@ export class SlackBot {
     const carriedOut = reply.kind === 'message' && reply.ok && reply.outcome?.ok === true;
     if (once && !carriedOut) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
     if (acting.signedOut && this.o.connect) return this.offerConnect(turn, undefined, SIGNED_OUT);
-    await this.deliver(turn, reply, {
+    await this.replies.deliver(turn, reply, {
       acting,
       ...(stored.incident ? { incident: stored.incident } : {}),
       ...(stored.premise ? { premise: stored.premise } : {}),
@@ -317,21 +282,21 @@ export class SlackBot {
   /** Mute for an hour, on an incident message: no new message for its project in this channel for an hour. */
   async mute(turn: Turn, ref: string): Promise<void> {
     const incidents = this.o.watches?.incidents;
-    if (!incidents) return this.answer(turn, renderText('Watching is off here; nothing was muted.', 'warning'));
+    if (!incidents) return this.replies.answer(turn, renderText('Watching is off here; nothing was muted.', 'warning'));
     // A message drawn while the branch was red is muted only while it still is (checked as the presser).
     const premise = await incidents.mutePremise(turn.channelId, ref);
     if (premise) {
       const checked = await this.checkPremise(turn, premise);
-      if (checked.changed !== undefined) return this.answer(turn, renderText(checked.changed, 'warning'));
+      if (checked.changed !== undefined) return this.replies.answer(turn, renderText(checked.changed, 'warning'));
     }
-    return this.answer(turn, renderText(await incidents.mute(turn.user.userId, turn.channelId, ref), 'info'));
+    return this.replies.answer(turn, renderText(await incidents.mute(turn.user.userId, turn.channelId, ref), 'info'));
   }
 
   /** `/forge watch`, `unwatch`, `watching`: the channel's watches, the project read as the asker first. */
   private async watch(turn: Turn, words: string[]): Promise<void> {
     const watches = this.o.watches;
     if (!watches)
-      return this.answer(turn, renderText('Watching is off in this forgeops; nothing was watched.', 'warning'));
+      return this.replies.answer(turn, renderText('Watching is off in this forgeops; nothing was watched.', 'warning'));
     const { dispatcher } = this.dispatcher(turn);
     const answer = await watchCommand([words[0].toLowerCase(), ...words.slice(1)], {
       ...watches,
@@ -349,7 +314,7 @@ export class SlackBot {
       defaultProject: () => this.o.store.get<string>(projectKey(turn)),
       projectOf: (word) => this.projectOfLink(word) ?? word,
     });
-    return this.answer(turn, renderText(answer.text, answer.ok ? 'info' : 'warning'), {
+    return this.replies.answer(turn, renderText(answer.text, answer.ok ? 'info' : 'warning'), {
       visibility: answer.inChannel ? 'in_channel' : 'ephemeral',
     });
   }
@@ -387,7 +352,7 @@ export class SlackBot {
     const redeemed = await this.o.approvals.redeem(approval, { person: userKey(turn.user), place: turn.channelId });
     if (!redeemed.ok) {
       if (redeemed.expired) recordApproval('slack', 'expired');
-      return this.answer(turn, renderText(redeemed.reason, 'warning'));
+      return this.replies.answer(turn, renderText(redeemed.reason, 'warning'));
     }
     recordApproval('slack', 'approved');
     const { dispatcher, acting } = this.dispatcher(turn);
@@ -400,7 +365,7 @@ export class SlackBot {
       changed !== undefined
         ? { kind: 'message', ok: false, message: chatMessage(changed, { status: 'warning' }) }
         : await this.safely(() => dispatcher.approved(redeemed.call.operation, redeemed.call.input));
-    await this.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
+    await this.replies.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
     // The service refusing the approver (a developer approving a deployment: 403) is theirs alone, as a refused press
     // is: the thread records what was done, or why nothing was run.
@@ -417,7 +382,7 @@ export class SlackBot {
     const key = `share:${ref}`;
     const stored = await this.o.store.get<ShareRef>(key);
     if (!stored || stored.place !== turn.channelId || stored.requester !== userKey(turn.user)) {
-      return this.answer(
+      return this.replies.answer(
         turn,
         renderText('This button no longer works (it expired, or it is not yours); nothing was posted.', 'warning'),
       );
@@ -425,24 +390,26 @@ export class SlackBot {
     // The first click takes the answer; a later one finds only that it was shared.
     const taken = stored.message ? await this.o.store.take<ShareRef>(key) : undefined;
     if (!taken?.message)
-      return this.answer(turn, renderText('Already shared in the channel; not posted again.', 'warning'));
+      return this.replies.answer(turn, renderText('Already shared in the channel; not posted again.', 'warning'));
     await this.o.store.set(key, { place: taken.place, requester: taken.requester } satisfies ShareRef, {
       ttlMs: FOLLOW_UP_TTL_MS,
     });
     const { message } = taken;
     const who = turn.userName ?? turn.user.userId;
-    await this.answer(
+    await this.replies.answer(
       turn,
-      await this.render(turn, { ...message, notes: [...message.notes, 'Shared in the channel.'] }),
+      await this.replies.render(turn, { ...message, notes: [...message.notes, 'Shared in the channel.'] }),
       { replaceOriginal: true },
     );
-    await this.answer(turn, await this.render(turn, message, `Shared by ${who}.`), { visibility: 'in_channel' });
+    await this.replies.answer(turn, await this.replies.render(turn, message, `Shared by ${who}.`), {
+      visibility: 'in_channel',
+    });
   }
 
   async cancel(turn: Turn, approval: string): Promise<void> {
     const cancelled = await this.o.approvals.cancel(approval, userKey(turn.user));
     if (!cancelled)
-      return this.answer(
+      return this.replies.answer(
         turn,
         renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'),
       );
@@ -450,7 +417,7 @@ export class SlackBot {
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'declined');
     // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
-    await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), {
+    await this.replies.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), {
       replaceOriginal: true,
     });
   }
@@ -493,15 +460,15 @@ export class SlackBot {
     const reply = await this.safely(() => dispatcher.call(op.name, args));
     if (reply.kind === 'message' && !reply.ok) {
       const failed = reply.outcome && !reply.outcome.ok ? reply.outcome : undefined;
-      await this.audit(turn, reply, acting.current);
+      await this.replies.audit(turn, reply, acting.current);
       const errors = serviceErrors(
         failed?.error as ApiError | undefined,
         failed?.message ?? reply.message.sections[0]?.text ?? reply.message.title,
         args,
       );
-      return { errors, post: () => this.deliver(turn, reply, { acting, audited: true }) };
+      return { errors, post: () => this.replies.deliver(turn, reply, { acting, audited: true }) };
     }
-    return { post: () => this.deliver(turn, reply, { acting }) };
+    return { post: () => this.replies.deliver(turn, reply, { acting }) };
   }
 
   /**
@@ -530,7 +497,9 @@ export class SlackBot {
         if (!(await publicity.get(call.project))) return;
         const reply = await callAs(call.operation, call.input);
         if (reply.kind !== 'message' || !reply.ok) return;
-        unfurls[call.url] = { blocks: (await this.render(turn, reply.message, undefined, { followUps })).blocks };
+        unfurls[call.url] = {
+          blocks: (await this.replies.render(turn, reply.message, undefined, { followUps })).blocks,
+        };
       }),
     );
     if (Object.keys(unfurls).length === 0) return;
@@ -646,164 +615,5 @@ export class SlackBot {
         ),
       };
     }
-  }
-
-  /** Shows a reply: a question with its yes/no buttons to the requester alone, or an outcome (in the channel when it is shared news). */
-  private async deliver(
-    turn: Turn,
-    reply: ChatReply,
-    how: {
-      acting: ActingHolder;
-      approved?: boolean;
-      replaceOriginal?: boolean;
-      audited?: boolean;
-      incident?: IncidentOfButton;
-      /** The pressed button's premise: an approval asked for its call checks it again when it comes. */
-      premise?: ButtonPremise;
-    },
-  ): Promise<void> {
-    if (reply.kind === 'approve') {
-      const issued = await this.o.approvals.issue({
-        operation: reply.operation.name,
-        input: reply.input,
-        requester: userKey(turn.user),
-        place: turn.channelId,
-        ...(how.premise ? { premise: how.premise } : {}),
-      });
-      if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
-      recordApproval('slack', 'asked');
-      if (how.incident) await this.o.watches?.incidents.rememberApproval(issued.id, how.incident);
-      const question = renderApproval(reply.prompt, issued.id, {
-        operation: reply.operation.name,
-        answers: reply.answers,
-      });
-      if (!question) {
-        await this.o.approvals.cancel(issued.id, userKey(turn.user));
-        return this.answer(
-          turn,
-          renderText(
-            'This call is too long to show whole in Slack, and only a call shown whole may be approved. Run it from the terminal chat or an MCP client; nothing was run.',
-            'warning',
-          ),
-        );
-      }
-      return this.answer(turn, question);
-    }
-    const { outcome } = reply;
-    if (!how.audited) await this.audit(turn, reply, how.acting.current, how.approved);
-    const byline = how.approved ? `Approved by ${turn.userName ?? turn.user.userId}.` : undefined;
-    // Credentials a human asked to see (reveal) go to the asker alone, whatever the channel's settings say.
-    const revealed = outcome?.ok === true && outcome.result.revealed === true;
-    const shared =
-      reply.ok && outcome !== undefined && !revealed && this.o.settings.inChannel.has(outcome.operation.name);
-    // A report answered privately can be shown to the channel by its asker, once.
-    const share =
-      reply.ok && reply.message.shareable && !shared && !revealed
-        ? await this.shareRef(turn, reply.message)
-        : undefined;
-    const rendered = await this.render(turn, reply.message, byline, { share });
-    if (shared && how.replaceOriginal) {
-      // The question was the requester's alone; the outcome is the channel's news, and the question becomes its record.
-      await this.answer(turn, rendered, { replaceOriginal: true });
-      return this.answer(turn, rendered, { visibility: 'in_channel' });
-    }
-    return this.answer(turn, rendered, {
-      visibility: shared ? 'in_channel' : 'ephemeral',
-      replaceOriginal: how.replaceOriginal,
-    });
-  }
-
-  /** Block Kit of a message, its follow-ups stored so that each button carries only a short reference. */
-  private async render(
-    turn: Turn,
-    message: ChatMessage,
-    byline?: string,
-    options: { followUps?: boolean; share?: string } = {},
-  ): Promise<SlackMessage> {
-    if (options.followUps === false) return renderMessage(message, { byline });
-    const refs: string[] = [];
-    if (message.actions.length > 0 && (await roomForFollowUps(this.o.store, message.actions.length))) {
-      for (const action of message.actions)
-        refs.push(
-          await storeFollowUp(this.o.store, {
-            operation: action.operation,
-            input: action.input,
-            place: turn.channelId,
-          }),
-        );
-    }
-    const shown =
-      refs.length === 0 && message.actions.length > 0
-        ? chatMessage(message.title, {
-            ...message,
-            notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'],
-          })
-        : message;
-    return renderMessage(shown, {
-      actionValue: (i) => refs[i],
-      byline,
-      ...(options.share ? { share: options.share } : {}),
-    });
-  }
-
-  /** Stores a private answer for its asker's Share in channel button; undefined (no button) when too many wait. */
-  private async shareRef(turn: Turn, message: ChatMessage): Promise<string | undefined> {
-    if ((await this.o.store.count('share:')) >= MAX_FOLLOW_UPS) return undefined;
-    const ref = randomBytes(12).toString('base64url');
-    const { shareable: _, ...shown } = message;
-    await this.o.store.set(
-      `share:${ref}`,
-      { message: shown, place: turn.channelId, requester: userKey(turn.user) } satisfies ShareRef,
-      { ttlMs: FOLLOW_UP_TTL_MS },
-    );
-    return ref;
-  }
-
-  /** Answers through the response_url; when it is spent or refused, through the Web API. */
-  private async answer(
-    turn: Turn,
-    message: SlackMessage,
-    options: { visibility?: Visibility; replaceOriginal?: boolean } = {},
-  ): Promise<void> {
-    if (turn.responseUrl && (await this.o.responses.send(turn.responseUrl, message, options))) return;
-    if (options.visibility === 'in_channel') {
-      await this.o.queue.post(turn.channelId, message);
-      return;
-    }
-    await this.o.web
-      .postEphemeral({ channel: turn.channelId, user: turn.user.userId, ...message })
-      .catch((error: unknown) =>
-        this.o.log.warn(`slack: could not answer ${userKey(turn.user)}: ${(error as Error).message}`),
-      );
-  }
-
-  /** Records a write or an approved call that was run (reads and calls never sent are not the audit log's). */
-  private async audit(
-    turn: Turn,
-    reply: Extract<ChatReply, { kind: 'message' }>,
-    acting: Acting | undefined,
-    approved?: boolean,
-  ): Promise<void> {
-    const { outcome } = reply;
-    if (!outcome || (outcome.operation.effect === 'read' && !approved)) return;
-    const serviceUser = !acting?.ok
-      ? 'none'
-      : acting.source === 'linked'
-        ? (acting.account?.username ?? 'linked account')
-        : acting.source === 'sandbox'
-          ? 'sandbox maintainer'
-          : 'shared read token';
-    await this.o.audit.record({
-      team: turn.user.teamId,
-      user: turn.user.userId,
-      serviceUser,
-      channel: turn.channelId,
-      operation: outcome.operation.name,
-      input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
-      // The audit line's field keeps its name: the log is stored, and readers of it parse it.
-      ...(approved ? { confirmedBy: turn.user.userId } : {}),
-      outcome: outcome.ok ? 'ok' : 'failed',
-      ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),
-    });
   }
 }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
-import type { Turn } from '../../../src/slack/bot.js';
+import type { Turn } from '../../../src/slack/turn.js';
 import { COMMENT_VIEW, MAX_COMMENT_CHARS, commentOf, commentOrigin } from '../../../src/slack/comment-modal.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { incidentBot } from '../../helpers/incident-bot.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
-import type { Turn } from '../../../src/slack/bot.js';
+import type { Turn } from '../../../src/slack/turn.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { incidentBot, threadOf } from '../../helpers/incident-bot.js';
 import { type Button, buttonLabelled, buttonsOf, postRedIncident } from '../../helpers/incident-buttons.js';

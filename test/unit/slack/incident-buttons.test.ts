@@ -6,7 +6,7 @@ import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { PremiseCheck } from '../../../src/operations/composed/button-premise.js';
-import type { Turn } from '../../../src/slack/bot.js';
+import type { Turn } from '../../../src/slack/turn.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import { incidentBot, threadOf } from '../../helpers/incident-bot.js';
