@@ -20,25 +20,18 @@ import {
   registerAll,
   signedInList,
 } from '../../core/router.js';
-import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
-import { groupWebUrl, userBasic } from '../../core/views.js';
-import {
-  labelDetails,
-  labelsPredicate,
-  nameList,
-  periodPredicates,
-  sortItems,
-  splitNames,
-  type Predicate,
-} from './shared.js';
-import { labelsFor, setLabels, type Epic, type Label, workItemsOf } from './state.js';
+import { ACCESS, type Group, type User } from '../../core/store.js';
+import { userBasic } from '../../core/views.js';
+import { labelsPredicate, nameList, periodPredicates, sortItems, splitNames, type Predicate } from './shared.js';
+import { setLabels, type Epic, workItemsOf } from './state.js';
 import { nextIid } from './changes.js';
 import { epicStateOf } from './epic-state.js';
+import { epicView } from './epic-view.js';
 
 /** The spec's limit on an epic's description. */
 const MAX_DESCRIPTION = 1_048_576;
 
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+const _iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 /** A calendar date, as the fixed dates are stored and sent. */
 const date = () =>
   z
@@ -88,65 +81,6 @@ const UPDATABLE = [
   'due_date_fixed',
   'state_event',
 ] as const;
-
-/** `&iid`, written relative to the group a request named (`platform&1` from acme), full from the root. */
-function references(group: Group, iid: number, from: Group) {
-  const full = `${group.full_path}&${iid}`;
-  let relative = full;
-  if (from === group) relative = `&${iid}`;
-  else if (group.full_path.startsWith(`${from.full_path}/`))
-    relative = `${group.full_path.slice(from.full_path.length + 1)}&${iid}`;
-  return { reference: `&${iid}`, references: { short: `&${iid}`, relative, full } };
-}
-
-interface ViewOptions {
-  from: Group;
-  canEdit: boolean;
-  withLabelsDetails?: boolean;
-  /** The single read adds `subscribed` for the caller. */
-  subscribedFor?: User;
-}
-
-function epicView(store: Store, epic: Epic, options: ViewOptions) {
-  const group = store.findGroup(String(epic.group_id))!;
-  const author = store.findUser(String(epic.author_id));
-  const startDate = epic.start_date_is_fixed ? epic.start_date_fixed : null;
-  const dueDate = epic.due_date_is_fixed ? epic.due_date_fixed : null;
-  const known = labelsFor(store, { kind: 'group', group });
-  const fallback = (name: string): Label => ({ id: 0, name, color: '#6699cc', description: null, priority: null });
-  return {
-    id: epic.id,
-    iid: epic.iid,
-    group_id: epic.group_id,
-    parent_id: epic.parent_id,
-    title: epic.title,
-    description: epic.description,
-    state: epic.state,
-    web_url: `${groupWebUrl(store, group)}/-/epics/${epic.iid}`,
-    ...references(group, epic.iid, options.from),
-    author: author ? userBasic(store, author) : null,
-    start_date: startDate,
-    ...(options.canEdit
-      ? { start_date_is_fixed: epic.start_date_is_fixed, start_date_fixed: epic.start_date_fixed }
-      : {}),
-    start_date_from_inherited_source: null,
-    start_date_from_milestones: null,
-    end_date: dueDate,
-    due_date: dueDate,
-    ...(options.canEdit ? { due_date_is_fixed: epic.due_date_is_fixed, due_date_fixed: epic.due_date_fixed } : {}),
-    due_date_from_inherited_source: null,
-    due_date_from_milestones: null,
-    created_at: iso(epic.created_at),
-    updated_at: iso(epic.updated_at),
-    closed_at: iso(epic.closed_at),
-    labels: options.withLabelsDetails
-      ? epic.labels.map((name) => labelDetails(known.find((l) => l.name === name) ?? fallback(name)))
-      : [...epic.labels],
-    upvotes: 0,
-    downvotes: 0,
-    ...(options.subscribedFor ? { subscribed: epic.author_id === options.subscribedFor.id } : {}),
-  };
-}
 
 function listPredicates(params: ListParams): Array<Predicate<Epic>> {
   const tests: Array<Predicate<Epic>> = [];
