@@ -11,6 +11,9 @@ import { headPipeline, needsRebase, refreshHead } from './merge.js';
 import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
+/** One merge request's path: its routes are this and the actions below it. */
+export const MERGE_REQUEST = '/projects/:id/merge_requests/:merge_request_iid';
+
 /** What the single merge request form may be asked for (GET's query). */
 export interface ReadOptions {
   render_html?: boolean;
@@ -31,6 +34,15 @@ export class MergeRequestAccess {
 
   constructor(private readonly ctx: SandboxContext) {
     this.store = ctx.store;
+  }
+
+  /** Found through the caller's own view of merge requests: one they may not read does not exist for them. */
+  visible(req: SandboxRequest<unknown>): { project: Project; mr: MergeRequest } {
+    const project = this.ctx.findProjectFor(req, req.pathParams.id);
+    const iid = integerPathParam(req, 'merge_request_iid');
+    const mr = workItemsOf(this.store).mergeRequests.find((m) => m.project_id === project.id && m.iid === iid);
+    if (!mr || !canSeeMergeRequests(this.ctx, req.user, project)) throw recordNotFound();
+    return { project, mr };
   }
 
   /** The project of a merge request route: 404 when hidden, 403 when its merge requests are off or unreadable. */

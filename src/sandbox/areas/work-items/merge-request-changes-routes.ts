@@ -7,24 +7,15 @@
 // merge, the right to push or merge into the target branch (protected branches count; 401 otherwise, as the docs
 // say); approving, the right to update it as a member of the project. Comments: anyone who may read it, with guest
 // access to the project (any signed-in user on a public or internal one); a locked discussion only members.
-// sha is the live head of the source branch. The merge itself, and its refusals, are in ./merge.ts.
+// sha is the live head of the source branch. Merging and approving are routed in ./merge-request-merge-routes.ts, the
+// merge itself and its refusals are in ./merge.ts.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import {
-  forbidden,
-  HttpError,
-  messageError,
-  paramError,
-  recordNotFound,
-  unauthorized,
-  validationError,
-} from '../../core/errors.js';
+import { forbidden, HttpError, paramError, recordNotFound, validationError } from '../../core/errors.js';
 import { optionalParams, param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
-import { ACCESS, type Project, type User } from '../../core/store.js';
-import { userBasic } from '../../core/views.js';
+import type { Router } from '../../core/router.js';
+import type { Project } from '../../core/store.js';
 import {
-  addNote,
   applyItemEdits,
   applyStateEvent,
   changeLabels,
@@ -36,13 +27,10 @@ import {
   userIds,
   withoutMetadata,
 } from './changes.js';
-import { acceptMergeRequest, checkMergeability, refreshHead } from './merge.js';
-import { MergeRequestAccess } from './merge-request-access.js';
-import { canSeeMergeRequests, mergeRequestBasics } from './shared.js';
+import { checkMergeability } from './merge.js';
+import { MERGE_REQUEST, MergeRequestAccess } from './merge-request-access.js';
+import { registerMergeAndApprove } from './merge-request-merge-routes.js';
 import { workItemsOf, type MergeRequest } from './state.js';
-
-/** One merge request's path: its routes are this and the actions below it. */
-const MERGE_REQUEST = '/projects/:id/merge_requests/:merge_request_iid';
 
 /** What opening and editing a merge request take alike. */
 const mergeRequestFieldsShape = {
@@ -92,18 +80,6 @@ const readParams = z.object({
   ...optionalParams(param.boolean, 'render_html', 'include_diverged_commits_count', 'include_rebase_in_progress'),
 });
 
-const mergeParams = z.object({
-  sha: z.string().optional(),
-  ...optionalParams(param.boolean, 'squash', 'should_remove_source_branch'),
-  ...optionalParams(param.string, 'merge_commit_message', 'squash_commit_message'),
-  ...optionalParams(param.boolean, 'merge_when_pipeline_succeeds', 'auto_merge'),
-});
-
-const approveParams = z.object({
-  ...optionalParams(param.string, 'sha', 'approval_password'),
-  publish_review: param.boolean().optional(),
-});
-
 /** The model's refusal of a merge request from a branch into itself: 422 with the message as a list. */
 function sameBranch(): HttpError {
   return new HttpError(422, { message: ["You can't use same project/branch for source and target"] });
@@ -141,9 +117,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   const access = new MergeRequestAccess(ctx);
   registerReadAndOpen(router, ctx, access);
   registerUpdate(router, ctx, access);
-  registerMerge(router, ctx, access);
-  registerApprove(router, ctx, access);
-  registerNotes(router, ctx);
+  registerMergeAndApprove(router, ctx, access);
+  registerNotes(router, ctx, access);
 }
 
 /** GET one, and opening one (POST). */
@@ -235,96 +210,10 @@ function registerUpdate(router: Router, ctx: SandboxContext, access: MergeReques
   });
 }
 
-/** Merging one, now or when its pipeline succeeds, and canceling an automatic merge. */
-function registerMerge(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
-  const { store } = ctx;
-  router.route('PUT', `${MERGE_REQUEST}/merge`, { params: mergeParams, auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const { project: p, mr } = visibleMergeRequest(ctx, req);
-    // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
-    // rights on the target branch, protected branches included).
-    if (!access.developer(user, p) || !access.canMerge(user, p, mr)) throw unauthorized();
-    const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
-    await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
-    reply.json(await access.view(p, mr, user));
-  });
-
-  // The vendor's docs: 201 with the merge request once its automatic merge is canceled, 401 for who may neither
-  // update it nor be the one who set the merge, 405 when it is merged or closed, 406 when no automatic merge is set.
-  router.route('POST', `${MERGE_REQUEST}/cancel_merge_when_pipeline_succeeds`, { auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const { project: p, mr } = access.findMergeRequest(req);
-    if (!access.mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
-    if (mr.state === 'merged' || mr.state === 'closed') throw messageError(405, '405 Method Not Allowed');
-    if (!mr.merge_when_pipeline_succeeds) throw messageError(406, '406 Not Acceptable');
-    const now = new Date(store.clock.now());
-    Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
-    mr.updated_at = now;
-    addNote(store, p, mr, 'MergeRequest', user, 'canceled the automatic merge', true, now);
-    reply.json(await access.view(p, mr, user), 201);
-  });
-}
-
-/** Approving one (no approval rules: one approval from each who may). */
-function registerApprove(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
-  const { store } = ctx;
-  router.route('POST', `${MERGE_REQUEST}/approve`, { params: approveParams, auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const { project: p, mr } = access.findMergeRequest(req);
-    // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
-    if (!access.mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
-    await refreshHead(p, mr);
-    if (req.params.sha !== undefined && req.params.sha !== mr.sha)
-      throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
-    // The service answers an approval already given, or of a merge request no longer open, with 401.
-    if (mr.approved_by_ids.includes(user.id)) throw unauthorized();
-    if (mr.state !== 'opened') throw unauthorized();
-    mr.approved_by_ids.push(user.id);
-    addNote(store, p, mr, 'MergeRequest', user, 'approved this merge request', true);
-    const approvers = mr.approved_by_ids
-      .map((id) => store.findUser(String(id)))
-      .filter((u): u is User => u !== undefined);
-    reply.json(
-      {
-        ...mergeRequestBasics(mr),
-        merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
-        approved: true,
-        approvals_required: 0,
-        approvals_left: 0,
-        require_password_to_approve: false,
-        approved_by: approvers.map((u) => ({ user: userBasic(store, u) })),
-        suggested_approvers: [],
-        approvers: [],
-        approver_groups: [],
-        user_has_approved: true,
-        user_can_approve: false,
-        approval_rules_left: [],
-        has_approval_rules: false,
-        merge_request_approvers_available: false,
-        multiple_approval_rules_available: false,
-        invalid_approvers_rules: [],
-      },
-      201,
-    );
-  });
-}
-
 /** Its comments: listing and adding, through the caller's own view of merge requests. */
-function registerNotes(router: Router, ctx: SandboxContext): void {
+function registerNotes(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   registerNoteRoutes(router, ctx, MERGE_REQUEST, 'MergeRequest', (req) => {
-    const { project, mr } = visibleMergeRequest(ctx, req);
+    const { project, mr } = access.visible(req);
     return { project, item: mr };
   });
-}
-
-/** Found through the caller's own view of merge requests: one they may not read does not exist for them. */
-function visibleMergeRequest(
-  ctx: SandboxContext,
-  req: SandboxRequest<unknown>,
-): { project: Project; mr: MergeRequest } {
-  const project = ctx.findProjectFor(req, req.pathParams.id);
-  const iid = integerPathParam(req, 'merge_request_iid');
-  const mr = workItemsOf(ctx.store).mergeRequests.find((m) => m.project_id === project.id && m.iid === iid);
-  if (!mr || !canSeeMergeRequests(ctx, req.user, project)) throw recordNotFound();
-  return { project, mr };
 }
