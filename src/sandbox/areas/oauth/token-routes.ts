@@ -1,6 +1,7 @@
 // The provider's machine endpoints: POST /oauth/token (authorization_code with PKCE, refresh_token, device_code),
 // POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662), GET /oauth/token/info, /oauth/userinfo, the
 // authorization server metadata (RFC 8414), and OpenID Connect's ID token, discovery and keys.
+// What each grant of the token endpoint gives is in ./token-exchange.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
@@ -9,30 +10,20 @@ import {
   expiresAt,
   findAccessToken,
   findByRefreshToken,
-  issueAccessToken,
   type OAuthAccessToken,
   revokeAccessToken,
-  revokeAccessTokensWhere,
   tokenState,
 } from '../../core/credentials.js';
 import type { HttpError } from '../../core/errors.js';
 import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Reply, type Router } from '../../core/router.js';
-import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../../core/scopes.js';
+import { TOKEN_SCOPES } from '../../core/scopes.js';
 import type { Store } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
-import { type Application, applicationsOf, authenticateClient } from './applications.js';
-import { DESCRIPTIONS, invalidGrant, missingParameter, NO_STORE, oauthError } from './errors.js';
+import { applicationsOf, authenticateClient } from './applications.js';
+import { DESCRIPTIONS, missingParameter, NO_STORE, oauthError } from './errors.js';
 import { ID_TOKEN_CLAIMS, idTokenFor, publicKeySet } from './id-token.js';
-import {
-  codeExpired,
-  codeFamily,
-  deviceGrantExpired,
-  findCode,
-  findDeviceGrant,
-  forgetDeviceGrant,
-  verifierMatches,
-} from './grants.js';
+import { authorizationCodeGrant, deviceCodeGrant, refreshTokenGrant } from './token-exchange.js';
 
 const text = () => z.string().optional();
 
@@ -59,82 +50,6 @@ export function sendTokenResponse(reply: Reply, record: OAuthAccessToken, idToke
     created_at: Math.floor(record.created_at / 1000),
     ...(idToken ? { id_token: idToken } : {}),
   });
-}
-
-function authorizationCodeGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
-  if (!params.code) throw missingParameter('code');
-  if (!params.redirect_uri) throw missingParameter('redirect_uri');
-  const grant = findCode(store, params.code);
-  if (!grant || grant.application_id !== app.id) throw invalidGrant();
-  if (grant.used_at !== null) {
-    // RFC 6749 §4.1.2: a code used twice was stolen or replayed; what it gave may be in the wrong hands.
-    revokeAccessTokensWhere(store, (t) => t.family === codeFamily(grant));
-    throw invalidGrant();
-  }
-  if (codeExpired(store, grant) || grant.redirect_uri !== params.redirect_uri) throw invalidGrant();
-  // A code that carries a challenge needs its verifier; a verifier for a code without one is refused too, so that
-  // PKCE cannot be stripped off a request.
-  if (grant.code_challenge !== null || params.code_verifier !== undefined) {
-    if (grant.code_challenge === null || !params.code_verifier) throw invalidGrant();
-    if (!verifierMatches(params.code_verifier, grant.code_challenge)) throw invalidGrant();
-  }
-  grant.used_at = store.clock.now();
-  return issueAccessToken(store, {
-    user_id: grant.user_id,
-    application_id: app.id,
-    scopes: grant.scopes,
-    family: codeFamily(grant),
-  });
-}
-
-function refreshTokenGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
-  if (!params.refresh_token) throw missingParameter('refresh_token');
-  const old = findByRefreshToken(store, params.refresh_token);
-  // A refresh token works once: the refresh revoked it along with its access token.
-  if (!old || old.application_id !== app.id || old.revoked_at !== null) throw invalidGrant();
-  if (!store.users.some((u) => u.id === old.user_id && u.state === 'active')) throw invalidGrant();
-  let scopes: TokenScope[] = old.scopes;
-  if (params.scope?.trim()) {
-    const asked = params.scope.trim().split(/\s+/);
-    if (!asked.every((s) => isTokenScope(s) && old.scopes.includes(s))) {
-      throw oauthError(400, 'invalid_scope', DESCRIPTIONS.invalid_scope);
-    }
-    scopes = [...new Set(asked)] as TokenScope[];
-  }
-  // Both old tokens stop working as the new pair is made, as the service does it.
-  revokeAccessToken(store, old);
-  return issueAccessToken(store, { user_id: old.user_id, application_id: app.id, scopes, family: old.family });
-}
-
-function deviceCodeGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
-  if (!params.device_code) throw missingParameter('device_code');
-  const grant = findDeviceGrant(store, params.device_code);
-  if (!grant || grant.application_id !== app.id) throw invalidGrant();
-  if (deviceGrantExpired(store, grant)) {
-    forgetDeviceGrant(store, grant);
-    throw oauthError(400, 'expired_token', DESCRIPTIONS.expired_token);
-  }
-  if (grant.status === 'denied') {
-    forgetDeviceGrant(store, grant);
-    throw oauthError(400, 'access_denied', DESCRIPTIONS.access_denied);
-  }
-  if (grant.status === 'approved' && grant.user_id !== null) {
-    forgetDeviceGrant(store, grant);
-    return issueAccessToken(store, {
-      user_id: grant.user_id,
-      application_id: app.id,
-      scopes: grant.scopes,
-      family: `device:${grant.device_code}`,
-    });
-  }
-  const now = store.clock.now();
-  const tooSoon = grant.last_polled_at !== null && now - grant.last_polled_at < grant.interval * 1000;
-  grant.last_polled_at = now;
-  if (tooSoon) {
-    grant.interval += 5;
-    throw oauthError(400, 'slow_down', DESCRIPTIONS.slow_down);
-  }
-  throw oauthError(400, 'authorization_pending', DESCRIPTIONS.authorization_pending);
 }
 
 /** The token a resource endpoint of the provider was called with: the Bearer header, or access_token. */
