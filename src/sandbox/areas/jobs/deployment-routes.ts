@@ -13,8 +13,7 @@ import { forbidden, messageError, paramError, recordNotFound } from '../../core/
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest, registerAll, signedInList } from '../../core/router.js';
-import { ACCESS, type Project, type Store } from '../../core/store.js';
-import { pickFields, userBasic } from '../../core/views.js';
+import { ACCESS, type Project } from '../../core/store.js';
 import {
   DEPLOYMENT_STATUSES,
   ENVIRONMENT_STATES,
@@ -25,13 +24,12 @@ import {
   deploymentsOf,
   environmentOf,
   jobOfDeployment,
-  lastDeployment,
   projectDeployments,
   syncDeployments,
   type Deployment,
   type Environment,
 } from './deployments.js';
-import { jobViews } from './job-view.js';
+import { approvalView, deploymentViews, environmentView } from './deployment-view.js';
 import { endIfIdle, prepareFacts, resumePipeline } from './runner.js';
 import { queueJob } from './state.js';
 
@@ -58,74 +56,6 @@ const approvalParams = z.object({
   comment: z.string().optional(),
   represented_as: z.string().optional(),
 });
-
-/** The environment as a deployment shows it (the service's basic environment entity). */
-function environmentBasic(environment: Environment) {
-  return {
-    ...pickFields(environment, ['id', 'name', 'slug', 'external_url']),
-    created_at: environment.created_at.toISOString(),
-    updated_at: environment.updated_at.toISOString(),
-    ...pickFields(environment, ['state', 'tier']),
-  };
-}
-
-function approvalView(store: Store, approval: Deployment['approvals'][number]) {
-  const user = store.users.find((u) => u.id === approval.user_id);
-  return {
-    user: user ? userBasic(store, user) : null,
-    status: approval.status,
-    created_at: approval.created_at.toISOString(),
-    comment: approval.comment,
-  };
-}
-
-async function deploymentViews(store: Store, project: Project, deployments: Deployment[]) {
-  const jobs = deployments.map((d) => jobOfDeployment(store, d));
-  const deployables = await jobViews(
-    store,
-    project,
-    jobs.filter((j) => j !== undefined),
-  );
-  return deployments.map((deployment) => {
-    const job = jobOfDeployment(store, deployment);
-    const environment = environmentOf(store, deployment)!;
-    const user = store.users.find((u) => u.id === deployment.user_id);
-    const status = deploymentStatus(store, deployment);
-    return {
-      id: deployment.id,
-      iid: deployment.iid,
-      ref: deployment.ref,
-      sha: deployment.sha,
-      created_at: deployment.created_at.toISOString(),
-      updated_at: deploymentUpdatedAt(store, deployment).toISOString(),
-      finished_at: deploymentFinishedAt(store, deployment)?.toISOString() ?? null,
-      status,
-      user: user ? userBasic(store, user) : null,
-      deployable: job ? (deployables.find((d) => d.id === job.id) ?? null) : null,
-      environment: environmentBasic(environment),
-      pending_approval_count:
-        status === 'blocked' ? Math.max(0, deployment.required_approvals - approvalsGiven(deployment)) : 0,
-      approvals: deployment.approvals.map((a) => approvalView(store, a)),
-    };
-  });
-}
-
-async function environmentView(store: Store, project: Project, environment: Environment, withLast: boolean) {
-  const last = withLast ? lastDeployment(store, environment) : undefined;
-  return {
-    id: environment.id,
-    name: environment.name,
-    slug: environment.slug,
-    description: null,
-    external_url: environment.external_url,
-    state: environment.state,
-    tier: environment.tier,
-    created_at: environment.created_at.toISOString(),
-    updated_at: environment.updated_at.toISOString(),
-    auto_stop_at: null,
-    ...(withLast ? { last_deployment: last ? (await deploymentViews(store, project, [last]))[0] : null } : {}),
-  };
-}
 
 /** The project of a read: its code readable to the caller (404 when hidden, 403 below reporter on a private one). */
 function readProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
