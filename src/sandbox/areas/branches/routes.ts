@@ -1,5 +1,5 @@
-// Branches and Protected branches routes (the service's REST API v4): branch records read from the project's
-// git repository, protections kept by the core (../../core/protected-branches.ts), which every push obeys.
+// Branches routes (the service's REST API v4): branch records read from the project's git repository, protections
+// kept by the core (../../core/protected-branches.ts), which every push obeys; their own routes are ./protected-routes.ts.
 //
 // Access, as the service's permission table and pre-receive checks have it: reading follows the code (any viewer
 // of a public or internal project, reporters and up on a private one); creating and deleting a branch take
@@ -8,16 +8,13 @@
 // branches and those of open merge requests; protecting and unprotecting take a maintainer.
 import { z } from 'zod';
 import { codeListRoute, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
-import { messageError, notFound, paramError, recordNotFound } from '../../core/errors.js';
+import { messageError, notFound, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { matchesSearch, param } from '../../core/params.js';
+import { matchesSearch } from '../../core/params.js';
 import {
   branchPermissions,
-  newProtection,
-  protectedBranches,
   protectionsFor,
   PROTECTED_BRANCH_REFUSALS,
-  PROTECTION_LEVELS,
   type ProtectedBranch,
 } from '../../core/protected-branches.js';
 import { registerAll, type Router } from '../../core/router.js';
@@ -29,26 +26,12 @@ import { refNameProblem } from '../../git/repo.js';
 import { openMergeRequestBranches } from '../work-items/index.js';
 import { branchHeads, createBranch, deleteBranch, mergedInto } from './git.js';
 import { branchRegex } from './regex.js';
+import { registerProtectedBranches } from './protected-routes.js';
 
-/** The branch list's path, and the protected branch list's: each branch and protection has its path below it. */
+/** The branch list's path: each branch has its path below it. */
 const BRANCHES = '/projects/:id/repository/branches';
-const PROTECTED_BRANCHES = '/projects/:id/protected_branches';
-
 const listParams = z.object({ search: z.string().optional(), regex: z.string().optional() });
-const protectedListParams = z.object({ search: z.string().optional() });
 const createParams = z.object({ branch: z.string(), ref: z.string() });
-const accessLevel = param.integer().refine((level) => (PROTECTION_LEVELS as readonly number[]).includes(level));
-const protectParams = z.object({
-  name: z.string(),
-  push_access_level: accessLevel.optional(),
-  merge_access_level: accessLevel.optional(),
-  unprotect_access_level: param
-    .integer()
-    .refine((level) => level !== 0 && (PROTECTION_LEVELS as readonly number[]).includes(level))
-    .optional(),
-  allow_force_push: param.boolean().optional(),
-});
-
 interface Ctx {
   ctx: SandboxContext;
   project: Project;
@@ -106,14 +89,6 @@ function commitRecord(commit: GitCommitInfo, projectUrl: string) {
     trailers: {},
     extended_trailers: {},
     web_url: `${projectUrl}/-/commit/${commit.id}`,
-  };
-}
-
-function protectionView(protection: ProtectedBranch) {
-  return {
-    ...protection,
-    push_access_levels: protection.push_access_levels.map((rule) => ({ ...rule })),
-    merge_access_levels: protection.merge_access_levels.map((rule) => ({ ...rule })),
   };
 }
 
@@ -224,48 +199,5 @@ function registerBranches(router: Router, ctx: SandboxContext): void {
       }
     }
     reply.json({ message: '202 Accepted' }, 202);
-  });
-}
-
-/** Protected branches: list, read, protect, unprotect. */
-function registerProtectedBranches(router: Router, ctx: SandboxContext): void {
-  codeListRoute(router, ctx, PROTECTED_BRANCHES, protectedListParams, async (project, req, reply) => {
-    const term = req.params.search?.toLowerCase() ?? '';
-    const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
-    reply.json(paginate(req, reply, list).map(protectionView));
-  });
-
-  router.route('GET', `${PROTECTED_BRANCHES}/:name`, {}, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const found = protectedBranches(ctx.store, project).find((p) => p.name === req.pathParams.name);
-    if (!found) throw recordNotFound();
-    reply.json(protectionView(found));
-  });
-
-  router.route('POST', PROTECTED_BRANCHES, { auth: 'user', params: protectParams }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
-    const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
-    if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
-    const list = protectedBranches(ctx.store, project);
-    if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
-    const protection = newProtection(ctx.store, name, {
-      push: push_access_level ?? ACCESS.maintainer,
-      merge: merge_access_level ?? ACCESS.maintainer,
-      allowForcePush: allow_force_push ?? false,
-    });
-    list.push(protection);
-    ctx.log(`branch ${name} protected in ${project.full_path}`);
-    reply.json(protectionView(protection), 201);
-  });
-
-  router.route('DELETE', `${PROTECTED_BRANCHES}/:name`, { auth: 'user' }, async (req, reply) => {
-    // As the service: the protection is looked up first (404), then the caller's right to lift it checked.
-    const list = protectedBranches(ctx.store, readableProject(ctx, req));
-    const index = list.findIndex((p) => p.name === req.pathParams.name);
-    if (index === -1) throw recordNotFound();
-    const project = writableProject(ctx, req, ACCESS.maintainer);
-    list.splice(index, 1);
-    ctx.log(`branch ${req.pathParams.name} unprotected in ${project.full_path}`);
-    reply.empty(204);
   });
 }
