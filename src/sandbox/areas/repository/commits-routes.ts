@@ -1,28 +1,21 @@
-// Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert, diff and comments.
+// Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert and diff (comments are
+// ./commit-comments-routes.ts).
 import { z } from 'zod';
-import {
-  CODE_ACCESS,
-  codeListRoute,
-  readableProject,
-  writableProject,
-  type SandboxContext,
-} from '../../core/context.js';
-import { codedError, notFound, paramError } from '../../core/errors.js';
+import { codeListRoute, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
+import { codedError, paramError } from '../../core/errors.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { commitDiff, commitStats } from '../../git/diff.js';
 import { GitActionError } from '../../git/errors.js';
 import { refsContaining, listCommits } from '../../git/history.js';
 import { pickCommit, type PickKind } from '../../git/pick.js';
-import { isRepositoryPath, isShaLike, type FileAction, type GitRepo } from '../../git/repo.js';
+import { isShaLike, type FileAction, type GitRepo } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Router } from '../../core/router.js';
-import type { CommitComment, Store } from '../../core/store.js';
-import { authorWithEmail, pickFields } from '../../core/views.js';
 import { checkForce, checkPush } from './push-rules.js';
-import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
+import { authorOf, commitOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
-const COMMIT = '/projects/:id/repository/commits/:sha';
+import { COMMIT, registerCommitComments } from './commit-comments-routes.js';
 
 const listParams = z.object({
   ref_name: z.string().min(1).optional(),
@@ -64,23 +57,6 @@ const pickParams = z.object({
   dry_run: param.boolean().optional(),
   message: z.string().optional(),
 });
-// Any path and line are accepted: one that does not exist (line 0, an empty path) makes the comment fall back
-// to the whole commit, as the spec's comment rules say, rather than being refused.
-const commentParams = z.object({
-  note: z.string().min(1),
-  path: z.string().optional(),
-  line: param.integer().optional(),
-  // The spec's one value: "line_type (value `new` for new lines)".
-  line_type: param.enum(['new']).optional(),
-});
-
-/** The commit `:sha` names (hash, branch or tag), or 404 {"message": "404 Commit Not Found"}. */
-async function commitOf(repo: GitRepo, ref: string): Promise<GitCommitInfo> {
-  const sha = await repo.resolveCommit(ref);
-  if (sha === null) throw notFound('Commit');
-  return gitCall(() => repo.getCommit(sha));
-}
-
 /** Commits with their stats added (one git process for all of them). */
 async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
   const stats = await commitStats(
@@ -93,40 +69,7 @@ async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
   }));
 }
 
-function commentView(store: Store, comment: CommitComment) {
-  const author = store.findUser(String(comment.author_id));
-  return {
-    ...pickFields(comment, ['note', 'path', 'line', 'line_type']),
-    author: authorWithEmail(author),
-    created_at: comment.created_at.toISOString(),
-  };
-}
-
-/**
- * Where a line comment lands: only a full SHA, an existing path and an existing (new) line make one; anything
- * else is a comment on the commit as a whole.
- */
-async function lineTarget(
-  repo: GitRepo,
-  shaParam: string,
-  commit: GitCommitInfo,
-  params: z.output<typeof commentParams>,
-): Promise<Pick<CommitComment, 'path' | 'line' | 'line_type'>> {
-  const none = { path: null, line: null, line_type: null };
-  if (!/^[0-9a-f]{40}$/i.test(shaParam) || params.path === undefined || params.line === undefined) return none;
-  const lineType = params.line_type ?? 'new';
-  // git would read './x' or '../x' against its working directory and fail: such paths name no file here.
-  if (!isRepositoryPath(params.path)) return none;
-  const [object] = await repo.readObjects([`${commit.id}:${params.path}`]);
-  if (object === null || object.type !== 'blob') return none;
-  const text = object.content.toString('utf8');
-  const lineCount = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  return params.line >= 1 && params.line <= lineCount
-    ? { path: params.path, line: params.line, line_type: lineType }
-    : none;
-}
-
-export const register = registerAll(registerCommitLists, registerCommitReads);
+export const register = registerAll(registerCommitLists, registerCommitReads, registerCommitComments);
 
 /** Listing and creating commits. */
 function registerCommitLists(router: Router, ctx: SandboxContext): void {
@@ -246,28 +189,5 @@ function registerCommitReads(router: Router, ctx: SandboxContext): void {
     const project = readableProject(ctx, req);
     const commit = await commitOf(project.repo, req.pathParams.sha);
     reply.json(paginate(req, reply, await commitDiff(project.repo, commit.id)));
-  });
-
-  router.route('GET', `${COMMIT}/comments`, { pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const commit = await commitOf(project.repo, req.pathParams.sha);
-    const comments = project.commitComments.filter((comment) => comment.sha === commit.id);
-    reply.json(paginate(req, reply, comments).map((comment) => commentView(ctx.store, comment)));
-  });
-
-  router.route('POST', `${COMMIT}/comments`, { params: commentParams, auth: 'user' }, async (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS, write: true });
-    const user = ctx.requireUser(req);
-    const commit = await commitOf(project.repo, req.pathParams.sha);
-    const comment: CommitComment = {
-      id: ctx.store.nextId('commit_comment'),
-      sha: commit.id,
-      note: req.params.note,
-      author_id: user.id,
-      ...(await lineTarget(project.repo, req.pathParams.sha, commit, req.params)),
-      created_at: new Date(),
-    };
-    project.commitComments.push(comment);
-    reply.json(commentView(ctx.store, comment), 201);
   });
 }

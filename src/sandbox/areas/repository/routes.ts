@@ -9,7 +9,7 @@ import { compareRefs } from '../../git/diff.js';
 import { GitActionError, GitNotFoundError } from '../../git/errors.js';
 import { listTree, readBlob } from '../../git/files.js';
 import { contributors, mergeBase } from '../../git/history.js';
-import type { GitIdentity } from '../../git/repo.js';
+import type { GitIdentity, GitRepo } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Reply, Router } from '../../core/router.js';
@@ -81,6 +81,13 @@ export function lastPipelineOf(
 }
 
 /** Commit record as the service sends it. */
+/** The commit `:sha` names (hash, branch or tag), or 404 {"message": "404 Commit Not Found"}. */
+export async function commitOf(repo: GitRepo, ref: string): Promise<GitCommitInfo> {
+  const sha = await repo.resolveCommit(ref);
+  if (sha === null) throw notFound('Commit');
+  return gitCall(() => repo.getCommit(sha));
+}
+
 export function commitView(commit: GitCommitInfo): GitCommitInfo {
   return { ...commit, parent_ids: [...commit.parent_ids] };
 }
