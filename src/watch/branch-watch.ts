@@ -28,13 +28,10 @@ import {
   type DeploymentSeen,
   type DeploymentsFollowed,
 } from './deployment-watch.js';
+import { WATCH_JITTER, WatchLease } from './watch-lease.js';
 
 /** How often a watch checks by default; each check costs one request when nothing changed. */
 export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
-/** A watch standing by (another replica holds the lease) tries for it every this share of the interval. */
-const STANDBY_SHARE = 0.25;
-/** Up to this share of the interval is added at random, so many watches (and replicas) do not ask in step. */
-const WATCH_JITTER = 0.1;
 /** Watches in all, on every replica (counted in the store): a stranger cannot make forgeops poll without bound. */
 export const MAX_WATCHES = 200;
 /** The longest a service's Retry-After holds a watch back: a wrong or hostile header cannot stop watching for hours. */
@@ -158,7 +155,6 @@ interface BranchWatchOptions {
 }
 
 /** The lease's key: one per project (its number, or its path), whatever branch, so one process polls a project. */
-export const leaseKey = (project: string | number) => `watch:lease:${project}`;
 /** Where a watch keeps what it has seen of a branch, an open red episode included. */
 export const stateKey = (project: string | number, ref: string) => `watch:state:${project}:${ref}`;
 
@@ -247,7 +243,8 @@ export class BranchWatch {
   private followUp: Promise<CheckResult> | undefined;
   /** Until when (clock ms) the service asked not to be asked again (Retry-After). */
   private quietUntil = 0;
-  private held = false;
+  /** Which replica polls the project. */
+  private readonly lease: WatchLease;
   /** This check's answer that asked to wait (Retry-After), when one did. */
   private throttled: Error | undefined;
 
@@ -258,20 +255,18 @@ export class BranchWatch {
     this.intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
     this.random = options.random ?? Math.random;
     this.holder = options.holder ?? randomUUID();
+    this.lease = new WatchLease({
+      store: options.store,
+      project: this.key,
+      holder: this.holder,
+      intervalMs: this.intervalMs,
+      random: this.random,
+    });
   }
 
-  /**
-   * The lease lasts 1.6 intervals, renewed by its holder as each check begins and ends (at most an interval and its
-   * jitter apart), while a watch standing by tries for it every quarter interval: a holder that dies is replaced
-   * within 1.6 + 0.275 intervals of its last renewal, so within two.
-   */
+  /** How long the lease lasts (see WatchLease). */
   get leaseMs(): number {
-    return Math.round(this.intervalMs * 1.6);
-  }
-
-  /** How long a watch standing by waits before trying for the lease again: cheap (one store step), so often. */
-  private get standbyMs(): number {
-    return this.intervalMs * STANDBY_SHARE * (1 + WATCH_JITTER * this.random());
+    return this.lease.ms;
   }
 
   /** The project's path as last read (or told by the replica that read it): what its events say. */
@@ -286,7 +281,7 @@ export class BranchWatch {
 
   /** Whether this watch held the lease at its last check: it is the one polling the project. */
   get holding(): boolean {
-    return this.held && !this.stopped;
+    return this.lease.held && !this.stopped;
   }
 
   /** Checks now, then every interval (with jitter) until stop(). */
@@ -302,8 +297,7 @@ export class BranchWatch {
     this.ended = true;
     this.cancelWake?.();
     await this.checking?.catch(() => undefined);
-    if ((await this.options.store.get<string>(leaseKey(this.key))) === this.holder)
-      await this.options.store.delete(leaseKey(this.key));
+    await this.lease.release();
   }
 
   /** Stops checking without giving the lease back: what a process that dies does. */
@@ -317,8 +311,8 @@ export class BranchWatch {
     if (this.stopped) return;
     let delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
     try {
-      if ((await this.check()) === 'not-holder') delay = this.standbyMs;
-      else if (this.held && !this.stopped) await this.renewLease();
+      if ((await this.check()) === 'not-holder') delay = this.lease.standbyMs;
+      else if (this.lease.held && !this.stopped) await this.lease.renew();
     } catch (error) {
       // A refusal ends the watch; any other failed check (the service down, a timeout) is tried again next interval.
       if (error instanceof WatchRefusedError) {
@@ -382,13 +376,7 @@ export class BranchWatch {
     // A nudge in the quiet time the service asked for waits for the next check after it.
     if (this.clock.now() < this.quietUntil) return 'deferred';
     this.throttled = undefined;
-    try {
-      this.held = await this.holdLease();
-    } catch (error) {
-      this.held = false;
-      throw error;
-    }
-    if (!this.held) return 'not-holder';
+    if (!(await this.lease.take())) return 'not-holder';
     const ref = (this.ref ??= await this.branch());
     const key = stateKey(this.key, ref);
     const state =
@@ -703,8 +691,7 @@ export class BranchWatch {
     };
     if (await this.options.store.add(`watch:told:${this.key}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS }))
       await this.options.onEvent(event);
-    if ((await this.options.store.get<string>(leaseKey(this.key))) === this.holder)
-      await this.options.store.delete(leaseKey(this.key));
+    await this.lease.release();
   }
 
   /** Emits `event` unless some process already did (SET NX on the transition's key). */
@@ -755,28 +742,8 @@ export class BranchWatch {
   private async holdOff(waitMs: number): Promise<number> {
     const wait = Math.min(waitMs, MAX_RETRY_AFTER_MS);
     this.quietUntil = this.clock.now() + wait;
-    if (this.held) {
-      await this.options.store
-        .renew(leaseKey(this.key), this.holder, { ttlMs: wait + this.leaseMs })
-        .catch(() => undefined);
-    }
+    await this.lease.holdThrough(wait);
     return wait;
-  }
-
-  /** Renews the lease as a check ends (it may have taken a while), only while it is still ours. */
-  private async renewLease(): Promise<void> {
-    this.held = await this.options.store
-      .renew(leaseKey(this.key), this.holder, { ttlMs: this.leaseMs })
-      .catch(() => this.held);
-  }
-
-  /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */
-  private async holdLease(): Promise<boolean> {
-    const key = leaseKey(this.key);
-    if (await this.options.store.add(key, this.holder, { ttlMs: this.leaseMs })) return true;
-    // Renewed in one step only while still ours: a holder that paused past its lease never takes it back from the
-    // process that took over meanwhile.
-    return this.options.store.renew(key, this.holder, { ttlMs: this.leaseMs });
   }
 
   /** The branch watched: the default one, read once. Triage judges the default branch, so another is refused. */

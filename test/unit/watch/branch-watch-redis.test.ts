@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { RedisStore } from '../../../src/state/redis-store.js';
-import { type BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import type { BranchWatch, WatchEvent } from '../../../src/watch/branch-watch.js';
+import { leaseKey } from '../../../src/watch/watch-lease.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { useRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { leaseKey } from '../../../src/watch/watch-lease.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
