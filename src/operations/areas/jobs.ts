@@ -4,14 +4,8 @@ import { z } from 'zod';
 import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { FollowUp, OperationResult, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
-import {
-  DEFAULT_LOG_LINES,
-  failingExcerpt,
-  fenceUntrusted,
-  readJobLog,
-  unfenceLog,
-  viewJobLog,
-} from './shared/job-log.js';
+import { DEFAULT_LOG_LINES, failingExcerpt, readJobLog, viewJobLog } from './shared/job-log.js';
+import { fenceUntrusted, unfenceLog } from './shared/untrusted-fence.js';
 import { readJob, type JobFacts } from '../engine/effect-facts.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 

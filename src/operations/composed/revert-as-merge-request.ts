@@ -9,7 +9,7 @@ import type { FollowUp, Operation, OperationResult, Presentation, RunContext } f
 import { executeOperation } from '../engine/execute.js';
 import { failureText } from './failure-kind.js';
 import { outcomeUnknown } from '../engine/failures.js';
-import { unfenceLog } from '../areas/shared/job-log.js';
+import { unfenceLog } from '../areas/shared/untrusted-fence.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { TRIAGE_READS, type TriageReport } from './triage-report.js';
 import { holdsReference, markdownBlock, quoteFor } from '../../text/quote.js';

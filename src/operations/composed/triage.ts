@@ -8,7 +8,7 @@ import type { FollowUp, Operation, OperationResult, Presentation, RunContext } f
 import { ApiError } from '../../http/errors.js';
 import { executeOperation } from '../engine/execute.js';
 import { failureText, judgeFailures, orderActions, pingAction } from './failure-kind.js';
-import { unfenceLog } from '../areas/shared/job-log.js';
+import { unfenceLog } from '../areas/shared/untrusted-fence.js';
 import { revertAction } from './revert-as-merge-request.js';
 import { TRIAGE_READS, type TriageReport, type Verdict } from './triage-report.js';
 

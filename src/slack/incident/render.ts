@@ -2,7 +2,7 @@
 // (red, running, still red, green), and the thread's timeline lines. Pure: no I/O; every string from the service goes
 // through inline() or codeBlocks(), so a commit title or log line can neither mention, link nor start a line of its own.
 import type { FailureVerdict } from '../../operations/composed/failure-kind.js';
-import { unfenceLog } from '../../operations/areas/shared/job-log.js';
+import { unfenceLog } from '../../operations/areas/shared/untrusted-fence.js';
 import { shortSha } from '../../operations/engine/present.js';
 import { momentText } from '../../operations/engine/present.js';
 import { spanText, type TriageReport } from '../../operations/composed/triage.js';

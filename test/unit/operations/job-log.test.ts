@@ -1,13 +1,9 @@
 // Job logs made readable: escape codes and progress overwrites gone, sections named and folded, the failing part
 // found, credentials redacted (the service's own [MASKED] kept), and the fence a model reads it in unbreakable.
 import { describe, expect, it } from 'vitest';
-import {
-  failingExcerpt,
-  fenceUntrusted,
-  readJobLog,
-  redactLogText,
-  viewJobLog,
-} from '../../../src/operations/areas/shared/job-log.js';
+import { failingExcerpt, readJobLog, viewJobLog } from '../../../src/operations/areas/shared/job-log.js';
+import { redactLogText } from '../../../src/operations/areas/shared/log-redaction.js';
+import { fenceUntrusted } from '../../../src/operations/areas/shared/untrusted-fence.js';
 
 const E = '\x1b[0K';
 const LOG = [
