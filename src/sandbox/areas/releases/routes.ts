@@ -3,7 +3,6 @@
 // Access: reading needs only a view of the project, but what comes from the repository (the commit, its paths,
 // the source archives) only shows to those who may read the code (guests of a private project may not);
 // create and update need push access (developer, 30) to a project that is not archived.
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { HttpError, messageError, notFound, validationError } from '../../core/errors.js';
@@ -12,11 +11,9 @@ import { checkRefName } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router } from '../../core/router.js';
-import { ACCESS, type Project, type Release, type Store } from '../../core/store.js';
-import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
+import { ACCESS, type Project, type Release } from '../../core/store.js';
 import { gitCall } from '../repository/index.js';
-
-const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
+import { releaseView } from './release-view.js';
 
 const linkParam = z.strictObject({ name: z.string().min(1), url: z.string().min(1) });
 
@@ -36,29 +33,6 @@ const updateParams = z.object({
   milestones: z.array(z.string()).optional(),
   released_at: param.datetime().optional(),
 });
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** A small Markdown subset (headings, bullet lists, paragraphs) with all text escaped. */
-function renderMarkdown(markdown: string): string {
-  return markdown
-    .split(/\n\s*\n/)
-    .map((block) => block.trim())
-    .filter((block) => block !== '')
-    .map((block) => {
-      const heading = /^(#{1,6})\s+(.*)$/.exec(block);
-      if (heading && !block.includes('\n'))
-        return `<h${heading[1].length}>${escapeHtml(heading[2])}</h${heading[1].length}>`;
-      const lines = block.split('\n');
-      if (lines.every((line) => /^\s*[-*]\s+/.test(line))) {
-        return `<ul>${lines.map((line) => `<li>${escapeHtml(line.replace(/^\s*[-*]\s+/, ''))}</li>`).join('')}</ul>`;
-      }
-      return `<p>${lines.map(escapeHtml).join('<br>')}</p>`;
-    })
-    .join('\n');
-}
 
 /** Milestone titles → ids; unknown titles are a 400 naming them. Empty titles (form `milestones[]=`) are dropped. */
 function milestoneIds(project: Project, titles: string[]): number[] {
@@ -85,58 +59,6 @@ function checkLinks(links: Array<{ name: string; url: string }>): void {
     if (links.findIndex((other) => other.url === link.url) !== index) add('links.url', 'has already been taken');
   });
   if (Object.keys(errors).length > 0) throw validationError(errors);
-}
-
-/** A release as the service sends it; showCode (ctx.canReadCode) decides whether the repository's parts show. */
-async function releaseView(store: Store, project: Project, release: Release, showCode: boolean) {
-  const webUrl = projectWebUrl(store, project);
-  const sha = await project.repo.resolveCommit(`refs/tags/${release.tag_name}`);
-  const author = store.findUser(String(release.author_id));
-  const code = showCode
-    ? {
-        commit: sha === null ? null : await project.repo.getCommit(sha),
-        commit_path: sha === null ? null : `/${project.full_path}/-/commit/${sha}`,
-        tag_path: `/${project.full_path}/-/tags/${release.tag_name}`,
-      }
-    : {};
-  const sources = showCode
-    ? SOURCE_FORMATS.map((format) => ({
-        format,
-        url: `${webUrl}/-/archive/${release.tag_name}/${project.path}-${release.tag_name}.${format}`,
-      }))
-    : [];
-  const evidence = JSON.stringify({
-    project_id: project.id,
-    tag_name: release.tag_name,
-    created_at: release.created_at,
-    sha,
-  });
-  return {
-    tag_name: release.tag_name,
-    name: release.name,
-    description: release.description,
-    description_html: renderMarkdown(release.description),
-    created_at: release.created_at.toISOString(),
-    released_at: release.released_at.toISOString(),
-    author: author ? userBasic(store, author) : null,
-    ...code,
-    milestones: release.milestone_ids
-      .map((id) => project.milestones.find((m) => m.id === id))
-      .filter((m) => m !== undefined)
-      .map((m) => milestoneView(store, project, m)),
-    evidence_sha: createHash('sha256').update(evidence).digest('hex'),
-    assets: {
-      count: sources.length + release.links.length,
-      ...(showCode ? { sources } : {}),
-      links: release.links.map((link) => ({
-        id: link.id,
-        name: link.name,
-        url: link.url,
-        external: !link.url.startsWith(`${store.baseUrl}/`),
-      })),
-      evidence_file_path: `${webUrl}/-/releases/${encodeURIComponent(release.tag_name)}/evidences/${release.id}.json`,
-    },
-  };
 }
 
 /** Makes sure the release's tag exists, creating it at `ref` when it does not. */
