@@ -109,10 +109,6 @@ async function runBench() {
   const intervalMs = smoke ? 500 : (numbers[1] ?? 2000);
   const windowMs = (smoke ? 2 : (numbers[2] ?? 30)) * 1000;
   const samples = smoke ? 1 : (numbers[3] ?? 5);
-  const { HttpClient } = await import(`${root}dist/http/client.js`);
-  const { executeOperation } = await import(`${root}dist/operations/engine/execute.js`);
-  const { findOperation } = await import(`${root}dist/operations/index.js`);
-
   const service = await startService(projects);
   const redis = await startRedisServer();
   const replicas = [];
@@ -124,117 +120,130 @@ async function runBench() {
       }),
     );
     replicas.sort((a, b) => a.name.localeCompare(b.name));
-    const [one, two] = replicas;
-    const usage = async (phase) => Promise.all(replicas.map((r) => r.ask({ type: 'usage', phase })));
-
-    // Baseline: the same two replicas, watching nothing, over the same window (once their start-up is over).
-    await sleep(intervalMs * 2);
-    const idle = await measure(service, usage, windowMs);
-
-    // N projects watched; a few intervals for every first check (and the leases) to settle before measuring.
-    const names = Array.from({ length: projects }, (_, i) => projectName(i));
-    await one.ask({ type: 'subscribe', projects: names });
-    await sleep(intervalMs * 3);
-    const loaded = await measure(service, usage, windowMs);
-    const counts = loaded.end.map((u) => u.counts);
-    const checksOf = (results) => {
-      const sum = {};
-      for (const u of results) for (const [k, v] of Object.entries(u.checks)) sum[k] = (sum[k] ?? 0) + v;
-      return sum;
-    };
-    const before = checksOf(loaded.start);
-    const after = checksOf(loaded.end);
-    const checksInWindow = Object.fromEntries(
-      Object.entries(after)
-        .map(([k, v]) => [k, v - (before[k] ?? 0)])
-        .filter(([, v]) => v > 0),
-    );
-
-    const perMinute = (n, ms) => (n * 60_000) / ms;
-    const ceiling = perMinute(projects, intervalMs);
-    const requestsPerMinute = perMinute(loaded.requests, loaded.ms);
-    const idleRequestsPerMinute = perMinute(idle.requests, idle.ms);
-    const cpuPerMinute = (m) => perMinute(m.cpuMs, m.ms);
-    const mib = (bytes) => bytes / 1024 / 1024;
-    console.log(
-      `watch bench: ${projects} projects on 2 replicas sharing one Redis, interval ${intervalMs} ms, window ${windowMs / 1000} s, nothing changing`,
-    );
-    console.log(
-      `  polling: ${counts.map((c, i) => `replica-${i + 1} ${c.polling} polling, ${c.standingBy} standing by`).join('; ')}`,
-    );
-    console.log(
-      `  checks in the window: ${Object.entries(checksInWindow)
-        .map(([k, v]) => `${v} ${k}`)
-        .join(', ')}`,
-    );
-    console.log(
-      `baseline (0 projects): ${idleRequestsPerMinute.toFixed(1)} service requests/min, CPU ${cpuPerMinute(idle).toFixed(0)} ms/min, RSS ${mib(idle.rss).toFixed(1)} MiB, heap ${mib(idle.heap).toFixed(1)} MiB (both replicas) (1.00x)`,
-    );
-    console.log(
-      `service requests: ${requestsPerMinute.toFixed(0)}/min for ${projects} projects = ${(requestsPerMinute / projects).toFixed(2)} per project per minute; ceiling one per project per interval ${ceiling.toFixed(0)}/min (${(requestsPerMinute / ceiling).toFixed(2)}x the ceiling)`,
-    );
-    // The same count per interval: the watch's aim is one check (one request) per project per interval, whichever
-    // replica holds the project's lease.
-    const intervals = loaded.ms / intervalMs;
-    const perProjectPerInterval = loaded.requests / projects / intervals;
-    console.log(
-      `requests per project per interval: ${perProjectPerInterval.toFixed(2)} over ${intervals.toFixed(0)} intervals (ideal 1.00; ${perProjectPerInterval <= 1 ? 'at most' : 'MORE than'} one)`,
-    );
-    console.log(
-      `CPU: ${cpuPerMinute(loaded).toFixed(0)} ms/min (${(cpuPerMinute(loaded) / Math.max(cpuPerMinute(idle), 0.001)).toFixed(2)}x the baseline), ${((cpuPerMinute(loaded) - cpuPerMinute(idle)) / projects).toFixed(2)} ms/min per watched project`,
-    );
-    console.log(
-      `RSS: ${mib(loaded.rss).toFixed(1)} MiB (${(loaded.rss / idle.rss).toFixed(2)}x the baseline), ${((loaded.rss - idle.rss) / projects / 1024).toFixed(1)} KiB per watched project`,
-    );
-    console.log(
-      `heap used: ${mib(loaded.heap).toFixed(1)} MiB (${(loaded.heap / idle.heap).toFixed(2)}x the baseline), ${((loaded.heap - idle.heap) / projects / 1024).toFixed(1)} KiB per watched project`,
-    );
-
-    // (b) Latency. The baseline: the reads a check makes on a change (the watch's list_pipelines, then triage), made
-    // directly against the same service.
-    const direct = new HttpClient({ baseUrl: service.url, token: 'bench-token' });
-    const listPipelines = findOperation('list_pipelines');
-    const triage = findOperation('triage_project');
-    const directTimes = [];
-    for (let i = 0; i < Math.max(3, samples); i++) {
-      const started = performance.now();
-      await executeOperation(listPipelines, { id: projectName(0), ref: 'main', per_page: 1 }, { client: direct });
-      await executeOperation(triage, { id: projectName(0) }, { client: direct });
-      directTimes.push(performance.now() - started);
-    }
-    await direct.close();
-    const baseline = median(directTimes);
-
-    let next = 0;
-    const turnRed = async (nudge) => {
-      const project = projectName(next++);
-      const told = waitForRed(replicas, project);
-      const at = Date.now();
-      service.turnRed(project);
-      if (nudge) await two.ask({ type: 'nudge', project });
-      return (await told) - at;
-    };
-    const polled = [];
-    for (let i = 0; i < samples; i++) polled.push(await turnRed(false));
-    const nudged = [];
-    for (let i = 0; i < samples; i++) {
-      // Not right after a periodic check: a nudge that lands on a check in flight is followed by one more.
-      await sleep(intervalMs * Math.random());
-      nudged.push(await turnRed(true));
-    }
-    console.log(`latency from red on the service to the sink told, ${samples} samples each:`);
-    console.log(`  baseline (list_pipelines + triage_project made directly): median ${baseline.toFixed(1)} ms (1.00x)`);
-    console.log(
-      `  polling every ${intervalMs} ms: median ${median(polled).toFixed(0)} ms, max ${Math.max(...polled).toFixed(0)} ms (${(median(polled) / baseline).toFixed(1)}x; max ${(Math.max(...polled) / intervalMs).toFixed(2)}x the interval)`,
-    );
-    console.log(
-      `  nudged (hub.nudge, as a webhook): median ${median(nudged).toFixed(0)} ms, max ${Math.max(...nudged).toFixed(0)} ms (${(median(nudged) / baseline).toFixed(1)}x)`,
-    );
+    await reportLoad({ service, replicas, projects, intervalMs, windowMs });
+    await reportLatency({ service, replicas, intervalMs, samples });
   } finally {
     for (const replica of replicas) await replica.close();
     await redis.stop();
     await service.close();
   }
+}
+
+/** (a) What watching costs: service requests, CPU and memory of both replicas, idle and then with every project watched. */
+async function reportLoad({ service, replicas, projects, intervalMs, windowMs }) {
+  const [one] = replicas;
+  const usage = async (phase) => Promise.all(replicas.map((r) => r.ask({ type: 'usage', phase })));
+
+  // Baseline: the same two replicas, watching nothing, over the same window (once their start-up is over).
+  await sleep(intervalMs * 2);
+  const idle = await measure(service, usage, windowMs);
+
+  // N projects watched; a few intervals for every first check (and the leases) to settle before measuring.
+  const names = Array.from({ length: projects }, (_, i) => projectName(i));
+  await one.ask({ type: 'subscribe', projects: names });
+  await sleep(intervalMs * 3);
+  const loaded = await measure(service, usage, windowMs);
+  const counts = loaded.end.map((u) => u.counts);
+  const checksOf = (results) => {
+    const sum = {};
+    for (const u of results) for (const [k, v] of Object.entries(u.checks)) sum[k] = (sum[k] ?? 0) + v;
+    return sum;
+  };
+  const before = checksOf(loaded.start);
+  const after = checksOf(loaded.end);
+  const checksInWindow = Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => v > 0),
+  );
+
+  const perMinute = (n, ms) => (n * 60_000) / ms;
+  const ceiling = perMinute(projects, intervalMs);
+  const requestsPerMinute = perMinute(loaded.requests, loaded.ms);
+  const idleRequestsPerMinute = perMinute(idle.requests, idle.ms);
+  const cpuPerMinute = (m) => perMinute(m.cpuMs, m.ms);
+  const mib = (bytes) => bytes / 1024 / 1024;
+  console.log(
+    `watch bench: ${projects} projects on 2 replicas sharing one Redis, interval ${intervalMs} ms, window ${windowMs / 1000} s, nothing changing`,
+  );
+  console.log(
+    `  polling: ${counts.map((c, i) => `replica-${i + 1} ${c.polling} polling, ${c.standingBy} standing by`).join('; ')}`,
+  );
+  console.log(
+    `  checks in the window: ${Object.entries(checksInWindow)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `baseline (0 projects): ${idleRequestsPerMinute.toFixed(1)} service requests/min, CPU ${cpuPerMinute(idle).toFixed(0)} ms/min, RSS ${mib(idle.rss).toFixed(1)} MiB, heap ${mib(idle.heap).toFixed(1)} MiB (both replicas) (1.00x)`,
+  );
+  console.log(
+    `service requests: ${requestsPerMinute.toFixed(0)}/min for ${projects} projects = ${(requestsPerMinute / projects).toFixed(2)} per project per minute; ceiling one per project per interval ${ceiling.toFixed(0)}/min (${(requestsPerMinute / ceiling).toFixed(2)}x the ceiling)`,
+  );
+  // The same count per interval: the watch's aim is one check (one request) per project per interval, whichever
+  // replica holds the project's lease.
+  const intervals = loaded.ms / intervalMs;
+  const perProjectPerInterval = loaded.requests / projects / intervals;
+  console.log(
+    `requests per project per interval: ${perProjectPerInterval.toFixed(2)} over ${intervals.toFixed(0)} intervals (ideal 1.00; ${perProjectPerInterval <= 1 ? 'at most' : 'MORE than'} one)`,
+  );
+  console.log(
+    `CPU: ${cpuPerMinute(loaded).toFixed(0)} ms/min (${(cpuPerMinute(loaded) / Math.max(cpuPerMinute(idle), 0.001)).toFixed(2)}x the baseline), ${((cpuPerMinute(loaded) - cpuPerMinute(idle)) / projects).toFixed(2)} ms/min per watched project`,
+  );
+  console.log(
+    `RSS: ${mib(loaded.rss).toFixed(1)} MiB (${(loaded.rss / idle.rss).toFixed(2)}x the baseline), ${((loaded.rss - idle.rss) / projects / 1024).toFixed(1)} KiB per watched project`,
+  );
+  console.log(
+    `heap used: ${mib(loaded.heap).toFixed(1)} MiB (${(loaded.heap / idle.heap).toFixed(2)}x the baseline), ${((loaded.heap - idle.heap) / projects / 1024).toFixed(1)} KiB per watched project`,
+  );
+}
+
+/** (b) How soon red is told: polled, and nudged as a webhook would, against the reads made directly. */
+async function reportLatency({ service, replicas, intervalMs, samples }) {
+  const { HttpClient } = await import(`${root}dist/http/client.js`);
+  const { executeOperation } = await import(`${root}dist/operations/engine/execute.js`);
+  const { findOperation } = await import(`${root}dist/operations/index.js`);
+  const [, two] = replicas;
+  // (b) Latency. The baseline: the reads a check makes on a change (the watch's list_pipelines, then triage), made
+  // directly against the same service.
+  const direct = new HttpClient({ baseUrl: service.url, token: 'bench-token' });
+  const listPipelines = findOperation('list_pipelines');
+  const triage = findOperation('triage_project');
+  const directTimes = [];
+  for (let i = 0; i < Math.max(3, samples); i++) {
+    const started = performance.now();
+    await executeOperation(listPipelines, { id: projectName(0), ref: 'main', per_page: 1 }, { client: direct });
+    await executeOperation(triage, { id: projectName(0) }, { client: direct });
+    directTimes.push(performance.now() - started);
+  }
+  await direct.close();
+  const baseline = median(directTimes);
+
+  let next = 0;
+  const turnRed = async (nudge) => {
+    const project = projectName(next++);
+    const told = waitForRed(replicas, project);
+    const at = Date.now();
+    service.turnRed(project);
+    if (nudge) await two.ask({ type: 'nudge', project });
+    return (await told) - at;
+  };
+  const polled = [];
+  for (let i = 0; i < samples; i++) polled.push(await turnRed(false));
+  const nudged = [];
+  for (let i = 0; i < samples; i++) {
+    // Not right after a periodic check: a nudge that lands on a check in flight is followed by one more.
+    await sleep(intervalMs * Math.random());
+    nudged.push(await turnRed(true));
+  }
+  console.log(`latency from red on the service to the sink told, ${samples} samples each:`);
+  console.log(`  baseline (list_pipelines + triage_project made directly): median ${baseline.toFixed(1)} ms (1.00x)`);
+  console.log(
+    `  polling every ${intervalMs} ms: median ${median(polled).toFixed(0)} ms, max ${Math.max(...polled).toFixed(0)} ms (${(median(polled) / baseline).toFixed(1)}x; max ${(Math.max(...polled) / intervalMs).toFixed(2)}x the interval)`,
+  );
+  console.log(
+    `  nudged (hub.nudge, as a webhook): median ${median(nudged).toFixed(0)} ms, max ${Math.max(...nudged).toFixed(0)} ms (${(median(nudged) / baseline).toFixed(1)}x)`,
+  );
 }
 
 /** Service requests, CPU and RSS of both replicas over one window. */
