@@ -60,7 +60,9 @@ const SIGNED_OUT =
   'Your sign-in at the code host has ended (revoked there, or unused too long), so it refused the call; nothing more was run.';
 
 /** What a press of a button that is gone (expired, used, of another channel) is answered. */
-const BUTTON_GONE = 'This button no longer works (it expired or was used); nothing was run.';
+const BUTTON_GONE =
+  'This button no longer works (it expired or was used); nothing was run. For fresh buttons, ask again: the same ' +
+  'command, or `/forge triage <project>` for an incident.';
 
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
 const LOGIN_CHECK_MS = 2_500;
