@@ -2,7 +2,7 @@
 // inherited: null in a sandbox that links no issues), its labels, and the fields only editors see.
 import type { Group, Store, User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
-import { labelDetails } from './shared.js';
+import { labelDetails } from './item-views.js';
 import { labelsFor, type Epic, type Label } from './state.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);

@@ -26,7 +26,8 @@ import {
   requireOneOf,
   withoutMetadata,
 } from './changes.js';
-import { canSeeIssue, issueView } from './shared.js';
+import { canSeeIssue } from './shared.js';
+import { issueView } from './item-views.js';
 import { workItemsOf, type Issue } from './state.js';
 
 const dueDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/);

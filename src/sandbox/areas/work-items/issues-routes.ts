@@ -14,11 +14,11 @@ import {
   issueParamsShape,
   issuePredicates,
   issueSortKey,
-  issueView,
   itemList,
   registerItemLists,
   type IssueParams,
 } from './shared.js';
+import { issueView } from './item-views.js';
 import { workItemsOf, type Issue } from './state.js';
 
 const listParams = z.object(issueParamsShape);

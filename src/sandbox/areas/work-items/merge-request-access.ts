@@ -8,7 +8,8 @@ import { integerPathParam, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import { pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
 import { headPipeline, needsRebase, refreshHead } from './merge.js';
-import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
+import { canSeeMergeRequests } from './shared.js';
+import { isDraft, mergeRequestView } from './item-views.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
 /** One merge request's path: its routes are this and the actions below it. */

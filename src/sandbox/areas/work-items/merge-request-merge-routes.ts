@@ -11,7 +11,7 @@ import { userBasic } from '../../core/views.js';
 import { addNote } from './changes.js';
 import { acceptMergeRequest, refreshHead } from './merge.js';
 import { MERGE_REQUEST, type MergeRequestAccess } from './merge-request-access.js';
-import { mergeRequestBasics } from './shared.js';
+import { mergeRequestBasics } from './item-views.js';
 
 const mergeParams = z.object({
   sha: z.string().optional(),

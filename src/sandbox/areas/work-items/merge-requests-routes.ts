@@ -15,11 +15,10 @@ import {
   itemList,
   mergeRequestParamsShape,
   mergeRequestPredicates,
-  mergeRequestSimple,
-  mergeRequestView,
   registerItemLists,
   type MergeRequestParams,
 } from './shared.js';
+import { mergeRequestSimple, mergeRequestView } from './item-views.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
 const groupParams = z.object(mergeRequestParamsShape);

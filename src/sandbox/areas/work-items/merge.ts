@@ -14,7 +14,7 @@ import { branchPermissions } from '../../core/protected-branches.js';
 import type { Pipeline, Project, User } from '../../core/store.js';
 import { addNote } from './changes.js';
 import { closeIssuesOnMerge } from './closing-patterns.js';
-import { isDraft } from './shared.js';
+import { isDraft } from './item-views.js';
 import type { MergeChoices, MergeRequest } from './state.js';
 
 /** An open merge request's sha follows its source branch. */
