@@ -5,7 +5,13 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Group, Milestone, Pipeline, Project, Store, User } from './store.js';
 
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+/** A date as the service writes it (ISO 8601, UTC), or null. */
+export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** Text put into the service's *_html fields: &, <, >, " and ' as numeric character references. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
 
 /**
  * The named fields of an entity as they are, in the order named: the key order of a view's JSON is the service's,

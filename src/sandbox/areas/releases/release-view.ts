@@ -3,13 +3,9 @@
 // who may read the code.
 import { createHash } from 'node:crypto';
 import type { Project, Release, Store } from '../../core/store.js';
-import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
+import { escapeHtml, milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
 
 const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** A small Markdown subset (headings, bullet lists, paragraphs) with all text escaped. */
 function renderMarkdown(markdown: string): string {

@@ -19,7 +19,7 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import type { TokenScope } from '../../core/scopes.js';
 import type { User } from '../../core/store.js';
-import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
+import { escapeHtml, userAdmin, userBasic, userDetailed } from '../../core/views.js';
 import { passwordsOf } from './state.js';
 import { samlProvidersOf } from '../scim/index.js';
 import { ownEntry } from '../../core/own-key.js';
@@ -55,10 +55,6 @@ const listParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
   two_factor: param.enum(['enabled', 'disabled']).optional(),
 });
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** Administrator writes and reads: 401 anonymous, 403 anyone else, before anything is looked up. */
 function requireAdmin(ctx: SandboxContext, req: SandboxRequest<unknown>): User {

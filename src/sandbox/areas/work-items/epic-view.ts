@@ -1,11 +1,9 @@
 // An epic as the service shows it: its references relative to the group a request named, its dates (fixed, or
 // inherited: null in a sandbox that links no issues), its labels, and the fields only editors see.
 import type { Group, Store, User } from '../../core/store.js';
-import { groupWebUrl, userBasic } from '../../core/views.js';
+import { groupWebUrl, iso, userBasic } from '../../core/views.js';
 import { labelDetails } from './item-views.js';
 import { labelsFor, type Epic, type Label } from './state.js';
-
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /** `&iid`, written relative to the group a request named (`platform&1` from acme), full from the root. */
 function references(group: Group, iid: number, from: Group) {

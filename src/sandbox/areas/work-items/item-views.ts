@@ -2,10 +2,8 @@
 // labels (with details when asked), people, votes, time stats, milestone, and the merge request's forms (basics,
 // simple, full).
 import type { Group, Project, Store, User } from '../../core/store.js';
-import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
+import { iso, milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
 import { labelsFor, type Issue, type Label, type MergeRequest, type WorkItem } from './state.js';
-
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /** A draft's title starts with Draft: / [Draft] / (Draft), or the older WIP spellings. */
 export function isDraft(title: string): boolean {

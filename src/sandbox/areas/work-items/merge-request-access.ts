@@ -6,7 +6,7 @@ import { forbidden, recordNotFound } from '../../core/errors.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
-import { pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
+import { escapeHtml, pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
 import { headPipeline, needsRebase, refreshHead } from './merge.js';
 import { canSeeMergeRequests } from './shared.js';
 import { isDraft, mergeRequestView } from './item-views.js';
@@ -27,8 +27,6 @@ interface DiffRefs {
   head_sha: string;
   start_sha: string;
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export class MergeRequestAccess {
   private readonly store: SandboxContext['store'];
