@@ -232,7 +232,7 @@ process.stdout.write = (chunk, ...rest) => {
     return probe;
   }
 
-  it("keeps the young generation at its first call's size over 1,500 calls, so RSS stays flat", async () => {
+  it('keeps the young generation within twice its smallest size over 1,500 calls, so RSS stays flat', async () => {
     const log = join(probeDir, 'young.log');
     writeFileSync(log, '');
     const transport = cliStdioTransport(env.sandbox, { nodeArgs: ['--import', youngGenerationProbe(log)] });
@@ -245,11 +245,12 @@ process.stdout.write = (chunk, ...rest) => {
         const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
         expect(result.isError).toBeFalsy();
       };
-      await call();
-      const afterFirstCall = sizes().at(-1);
       for (let i = 0; i < 1_500; i++) await call();
-      // V8's default lets it double, to 32 MiB, under a steady stream of calls: garbage kept for throughput.
-      expect(Math.max(...sizes().slice(-1_500))).toBeLessThanOrEqual(afterFirstCall as number);
+      // V8's default lets it double again and again, to 16–32 MiB, under a steady stream of calls: garbage kept for
+      // throughput. Held, it moves between two sizes only (1 MiB for a moment between 2 MiB stretches), so the size at
+      // any one call is no baseline (a test that took the first call's failed when that call fell in a 1 MiB moment).
+      const seen = sizes();
+      expect(Math.max(...seen.slice(-1_500))).toBeLessThanOrEqual(2 * Math.min(...seen));
     } finally {
       await mcp.close();
     }
