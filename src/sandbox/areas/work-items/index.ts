@@ -2,7 +2,9 @@
 import type { SandboxArea } from '../../core/area.js';
 import { registerAll } from '../../core/router.js';
 import { startAutoMerge } from './auto-merge.js';
-import { register as registerEpics } from './epics-routes.js';
+import { registerEpicChanges } from './epic-change-routes.js';
+import { registerEpicTodos } from './epic-todo-routes.js';
+import { registerEpicReads } from './epics-routes.js';
 import { register as registerIssueChanges } from './issue-changes-routes.js';
 import { register as registerIssues } from './issues-routes.js';
 import { register as registerLabelEvents } from './label-events-routes.js';
@@ -24,7 +26,9 @@ const registerRoutes = registerAll(
   registerIssueChanges,
   registerMergeRequestChanges,
   registerLabelEvents,
-  registerEpics,
+  registerEpicReads,
+  registerEpicChanges,
+  registerEpicTodos,
 );
 
 export const area: SandboxArea = {
