@@ -1,6 +1,7 @@
 // The SCIM provisioning area of the sandbox: what it adds to the core (see ../../core/area.ts).
 import type { SandboxArea } from '../../core/area.js';
-import { register } from './routes.js';
+import { registerScimReads } from './routes.js';
+import { registerScimChanges } from './scim-change-routes.js';
 import { seedScim } from './state.js';
 
 /** Public to the users area (PUT /users/:id with group_id_for_saml): which groups have a SAML provider. */
@@ -8,6 +9,9 @@ export { samlProvidersOf } from './state.js';
 
 export const area: SandboxArea = {
   name: 'scim',
-  routes: register,
+  routes: (router, ctx) => {
+    registerScimReads(router, ctx);
+    registerScimChanges(router, ctx);
+  },
   seed: (store, { users }) => seedScim(store, users),
 };
