@@ -1,5 +1,6 @@
-// Branches routes (the service's REST API v4): branch records read from the project's git repository, protections
-// kept by the core (../../core/protected-branches.ts), which every push obeys; their own routes are ./protected-routes.ts.
+// Branches routes (the service's REST API v4): branch records read from the project's git repository (as
+// ./branch-view.ts shows them), protections kept by the core (../../core/protected-branches.ts), which every push
+// obeys; their own routes are ./protected-routes.ts.
 //
 // Access, as the service's permission table and pre-receive checks have it: reading follows the code (any viewer
 // of a public or internal project, reporters and up on a private one); creating and deleting a branch take
@@ -11,86 +12,21 @@ import { codeListRoute, readableProject, writableProject, type SandboxContext } 
 import { messageError, notFound, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch } from '../../core/params.js';
-import {
-  branchPermissions,
-  protectionsFor,
-  PROTECTED_BRANCH_REFUSALS,
-  type ProtectedBranch,
-} from '../../core/protected-branches.js';
+import { branchPermissions, protectionsFor, PROTECTED_BRANCH_REFUSALS } from '../../core/protected-branches.js';
 import { registerAll, type Router } from '../../core/router.js';
-import { projectWebUrl } from '../../core/views.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
-import type { GitCommitInfo } from '../../git/commit-format.js';
 import { GitActionError } from '../../git/errors.js';
 import { refNameProblem } from '../../git/repo.js';
 import { openMergeRequestBranches } from '../work-items/index.js';
 import { branchHeads, createBranch, deleteBranch, mergedInto } from './git.js';
 import { branchRegex } from './regex.js';
 import { registerProtectedBranches } from './protected-routes.js';
+import { branchViews } from './branch-view.js';
 
 /** The branch list's path: each branch has its path below it. */
 const BRANCHES = '/projects/:id/repository/branches';
 const listParams = z.object({ search: z.string().optional(), regex: z.string().optional() });
 const createParams = z.object({ branch: z.string(), ref: z.string() });
-interface Ctx {
-  ctx: SandboxContext;
-  project: Project;
-  user: User | null;
-}
-
-function levelOf(rules: ProtectedBranch['push_access_levels']): number {
-  return Math.min(...rules.map((rule) => rule.access_level).map((level) => (level === 0 ? Infinity : level)));
-}
-
-/** The permission a branch gives its caller, as the service computes it for this record. */
-function canPush(ctx: SandboxContext, project: Project, user: User | null, branch: string): boolean {
-  return (
-    !project.archived && branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch).push
-  );
-}
-
-/** Branch records for the named heads, in the order given. */
-async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, string]>): Promise<unknown[]> {
-  const repo = project.repo;
-  const defaultBranch = await repo.defaultBranch();
-  const allHeads = await branchHeads(repo);
-  const merged = allHeads.has(defaultBranch)
-    ? await mergedInto(repo, `refs/heads/${defaultBranch}`)
-    : new Set<string>();
-  const commits = await repo.getCommits(heads.map(([, sha]) => sha));
-  const webUrl = projectWebUrl(ctx.store, project);
-  return heads.map(([name], index) => {
-    const protections = protectionsFor(ctx.store, project, name);
-    const isProtected = protections.length > 0;
-    const pushLevel = isProtected
-      ? Math.min(...protections.map((p) => levelOf(p.push_access_levels)))
-      : ACCESS.developer;
-    const mergeLevel = isProtected
-      ? Math.min(...protections.map((p) => levelOf(p.merge_access_levels)))
-      : ACCESS.developer;
-    return {
-      name,
-      commit: commitRecord(commits[index], webUrl),
-      merged: name !== defaultBranch && merged.has(name),
-      protected: isProtected,
-      default: name === defaultBranch,
-      developers_can_push: isProtected && pushLevel <= ACCESS.developer,
-      developers_can_merge: isProtected && mergeLevel <= ACCESS.developer,
-      can_push: canPush(ctx, project, user, name),
-      web_url: `${webUrl}/-/tree/${name.split('/').map(encodeURIComponent).join('/')}`,
-    };
-  });
-}
-
-function commitRecord(commit: GitCommitInfo, projectUrl: string) {
-  return {
-    ...commit,
-    parent_ids: [...commit.parent_ids],
-    trailers: {},
-    extended_trailers: {},
-    web_url: `${projectUrl}/-/commit/${commit.id}`,
-  };
-}
 
 /**
  * Creating a branch a protection covers: those who may push to it may; those who may only merge to it may

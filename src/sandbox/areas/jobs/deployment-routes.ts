@@ -1,35 +1,31 @@
-// Environments and Deployments (the service's Environments and Deployments APIs, v4): list and read both, stop an
-// environment, approve or reject a deployment that waits for approvals. The records come from deploy jobs
-// (./deployments.ts); an approval that completes a deployment's approvals starts its job, a rejection fails it.
+// Deployments (the service's Deployments API, v4): list and read them, approve or reject one that waits for
+// approvals. The records come from deploy jobs (./deployments.ts); an approval that completes a deployment's
+// approvals starts its job, a rejection fails it. Environments are ./environment-routes.ts.
 //
 // Access, as the service's permission table has it:
 //   list, read                   who may read the project's code (reporters and up on a private project); a token
-//   stop an environment          developer; a protected environment (production) only maintainers
 //   approve or reject            who may deploy to the protected environment (maintainers), never the deployment's
 //                                own triggerer (the service's default); a developer gets 403
 import { z } from 'zod';
 import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
-import { forbidden, messageError, paramError, recordNotFound } from '../../core/errors.js';
+import { forbidden, messageError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest, registerAll, signedInList } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import {
   DEPLOYMENT_STATUSES,
-  ENVIRONMENT_STATES,
   approvalsGiven,
   deploymentFinishedAt,
   deploymentStatus,
   deploymentUpdatedAt,
-  deploymentsOf,
   environmentOf,
   jobOfDeployment,
   projectDeployments,
   syncDeployments,
   type Deployment,
-  type Environment,
 } from './deployments.js';
-import { approvalView, deploymentViews, environmentView } from './deployment-view.js';
+import { approvalView, deploymentViews } from './deployment-view.js';
 import { endIfIdle, prepareFacts, resumePipeline } from './runner.js';
 import { queueJob } from './state.js';
 
@@ -39,11 +35,6 @@ const SELF_APPROVAL =
   'You cannot approve your own deployment. This configuration can be adjusted in the protected environment settings.';
 const NOT_WAITING = 'This deployment is not waiting for approvals.';
 
-const environmentListParams = z.object({
-  name: z.string().optional(),
-  search: z.string().optional(),
-  states: param.enum(ENVIRONMENT_STATES).optional(),
-});
 const deploymentListParams = z.object({
   order_by: param.enum(['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
@@ -58,19 +49,11 @@ const approvalParams = z.object({
 });
 
 /** The project of a read: its code readable to the caller (404 when hidden, 403 below reporter on a private one). */
-function readProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
+export function readProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
   const { store } = ctx;
   const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
   syncDeployments(store);
   return project;
-}
-
-function findEnvironment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Environment {
-  const { store } = ctx;
-  const id = integerPathParam(req, 'environment_id');
-  const environment = deploymentsOf(store).environments.find((e) => e.id === id && e.project_id === project.id);
-  if (!environment) throw recordNotFound();
-  return environment;
 }
 
 function findDeployment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Deployment {
@@ -81,55 +64,8 @@ function findDeployment(ctx: SandboxContext, project: Project, req: SandboxReque
   return deployment;
 }
 
-export const registerDeployments = registerAll(registerEnvironmentRoutes, registerDeploymentRoutes);
-
-/** Environments: list, read, stop. */
-function registerEnvironmentRoutes(router: Router, ctx: SandboxContext): void {
-  const { store } = ctx;
-  router.route('GET', '/projects/:id/environments', signedInList(environmentListParams), async (req, reply) => {
-    const project = readProject(ctx, req);
-    const { name, search, states } = req.params;
-    if (name !== undefined && search !== undefined) throw paramError('name, search are mutually exclusive');
-    if (search !== undefined && search.length < 3) throw paramError('search must be at least 3 characters');
-    const environments = deploymentsOf(store).environments.filter(
-      (e) =>
-        e.project_id === project.id &&
-        (name === undefined || e.name === name) &&
-        (search === undefined || e.name.toLowerCase().includes(search.toLowerCase())) &&
-        (states === undefined || e.state === states),
-    );
-    const page = paginate(req, reply, environments);
-    reply.json(await Promise.all(page.map((e) => environmentView(store, project, e, false))));
-  });
-
-  router.route('GET', '/projects/:id/environments/:environment_id', { auth: 'user' }, async (req, reply) => {
-    const project = readProject(ctx, req);
-    reply.json(await environmentView(store, project, findEnvironment(ctx, project, req), true));
-  });
-
-  router.route(
-    'POST',
-    '/projects/:id/environments/:environment_id/stop',
-    { params: z.object({ force: param.boolean().optional() }), auth: 'user' },
-    async (req, reply) => {
-      const user = ctx.requireUser(req);
-      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
-      syncDeployments(store);
-      const environment = findEnvironment(ctx, project, req);
-      // A protected environment is stopped only by who may deploy to it.
-      if (environment.required_approvals > 0 && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
-      // No deploy job here has an on_stop action to run, so the environment stops at once (force or not).
-      if (environment.state !== 'stopped') {
-        environment.state = 'stopped';
-        environment.updated_at = new Date(store.clock.now());
-      }
-      reply.json(await environmentView(store, project, environment, false), 200);
-    },
-  );
-}
-
 /** Deployments: list, read, approve or reject. */
-function registerDeploymentRoutes(router: Router, ctx: SandboxContext): void {
+export function registerDeploymentRoutes(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
   router.route('GET', '/projects/:id/deployments', signedInList(deploymentListParams), async (req, reply) => {
     const project = readProject(ctx, req);

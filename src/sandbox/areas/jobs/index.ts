@@ -2,7 +2,8 @@
 // erase; and the environments and deployments its deploy jobs make (Environments and
 // Deployments APIs). Jobs live in the area's slot (./state.ts) and point at core pipelines; see ../../core/area.ts.
 import type { SandboxArea } from '../../core/area.js';
-import { registerDeployments } from './deployment-routes.js';
+import { registerDeploymentRoutes } from './deployment-routes.js';
+import { registerEnvironmentRoutes } from './environment-routes.js';
 import { register } from './routes.js';
 import { seedJobs } from './seed.js';
 
@@ -29,7 +30,8 @@ export const area: SandboxArea = {
   name: 'jobs',
   routes: (router, ctx) => {
     register(router, ctx);
-    registerDeployments(router, ctx);
+    registerEnvironmentRoutes(router, ctx);
+    registerDeploymentRoutes(router, ctx);
   },
   seed: seedJobs,
 };

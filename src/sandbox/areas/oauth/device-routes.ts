@@ -6,7 +6,7 @@ import type { SandboxContext } from '../../core/context.js';
 import type { Router } from '../../core/router.js';
 import { isTokenScope, type TokenScope } from '../../core/scopes.js';
 import { applicationsOf, authenticateClient } from './applications.js';
-import { redeemPersonalForm, requireSignIn } from './authorize-routes.js';
+import { redeemPersonalForm, requireSignIn } from './sign-in-routes.js';
 import { DESCRIPTIONS, NO_STORE, oauthError } from './errors.js';
 import {
   DEVICE_CODE_LIFETIME_S,

@@ -21,6 +21,9 @@ import {
   verifierMatches,
 } from './grants.js';
 
+/** The device code grant's grant_type (RFC 8628 §3.4). */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** The token request's parameters a grant reads. */
 export interface TokenRequest {
   code?: string;

@@ -1,12 +1,10 @@
-// The provider's machine endpoints: POST /oauth/token (authorization_code with PKCE, refresh_token, device_code),
-// POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662), GET /oauth/token/info, /oauth/userinfo, the
-// authorization server metadata (RFC 8414), and OpenID Connect's ID token, discovery and keys.
-// What each grant of the token endpoint gives is in ./token-exchange.ts.
-import type { IncomingHttpHeaders } from 'node:http';
+// The provider's machine endpoints: POST /oauth/token (authorization_code with PKCE, refresh_token, device_code, with
+// OpenID Connect's ID token), POST /oauth/revoke (RFC 7009) and POST /oauth/introspect (RFC 7662).
+// What each grant of the token endpoint gives is in ./token-exchange.ts; what a token is (token info, userinfo), the
+// provider's metadata and keys are ./token-info-routes.ts.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import {
-  bearerToken,
   expiresAt,
   findAccessToken,
   findByRefreshToken,
@@ -14,18 +12,13 @@ import {
   revokeAccessToken,
   tokenState,
 } from '../../core/credentials.js';
-import type { HttpError } from '../../core/errors.js';
 import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Reply, type Router } from '../../core/router.js';
-import { TOKEN_SCOPES } from '../../core/scopes.js';
-import type { Store } from '../../core/store.js';
-import { userBasic } from '../../core/views.js';
 import { applicationsOf, authenticateClient } from './applications.js';
 import { DESCRIPTIONS, missingParameter, NO_STORE, oauthError } from './errors.js';
-import { ID_TOKEN_CLAIMS, idTokenFor, publicKeySet } from './id-token.js';
-import { authorizationCodeGrant, deviceCodeGrant, refreshTokenGrant } from './token-exchange.js';
-
-const text = () => z.string().optional();
+import { idTokenFor } from './id-token.js';
+import { authorizationCodeGrant, DEVICE_CODE_GRANT, deviceCodeGrant, refreshTokenGrant } from './token-exchange.js';
+import { registerTokenInfo } from './token-info-routes.js';
 
 /** A client's credentials in the body (client_secret_post, or a public client's id alone), beside HTTP Basic. */
 const clientCredentials = optionalParams(param.string, 'client_id', 'client_secret');
@@ -35,8 +28,6 @@ const tokenParams = z.object({
   ...clientCredentials,
 });
 const revokeParams = z.object({ ...optionalParams(param.string, 'token', 'token_type_hint'), ...clientCredentials });
-
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** The token response (RFC 6749 §5.1) as the service sends it. */
 export function sendTokenResponse(reply: Reply, record: OAuthAccessToken, idToken?: string): void {
@@ -50,34 +41,6 @@ export function sendTokenResponse(reply: Reply, record: OAuthAccessToken, idToke
     created_at: Math.floor(record.created_at / 1000),
     ...(idToken ? { id_token: idToken } : {}),
   });
-}
-
-/** The token a resource endpoint of the provider was called with: the Bearer header, or access_token. */
-function presentedToken(headers: IncomingHttpHeaders, param: string | undefined): string | undefined {
-  return bearerToken(headers) ?? (param || undefined);
-}
-
-const TOKEN_DESCRIPTIONS = {
-  unknown: 'The access token is invalid',
-  expired: 'The access token expired',
-  revoked: 'The access token was revoked',
-} as const;
-
-/** The provider's own 401 for a bad token on its endpoints (token info, userinfo), with the challenge. */
-function providerInvalidToken(reason: keyof typeof TOKEN_DESCRIPTIONS): HttpError {
-  const description = TOKEN_DESCRIPTIONS[reason];
-  return oauthError(401, 'invalid_token', description, {
-    'www-authenticate': `Bearer realm="Doorkeeper", error="invalid_token", error_description="${description}"`,
-  });
-}
-
-/** The active access token presented to a provider endpoint, or its 401. */
-function activeToken(store: Store, token: string | undefined): OAuthAccessToken {
-  const record = token === undefined ? undefined : findAccessToken(store, token);
-  if (!record || !store.users.some((u) => u.id === record.user_id)) throw providerInvalidToken('unknown');
-  const state = tokenState(store, record);
-  if (state !== 'active') throw providerInvalidToken(state);
-  return record;
 }
 
 export const register = registerAll(registerTokenRoutes, registerTokenInfo);
@@ -143,96 +106,4 @@ function registerTokenRoutes(router: Router, ctx: SandboxContext): void {
       sub: String(user.id),
     });
   });
-}
-
-/** What a token is: token/info, userinfo and the metadata. */
-function registerTokenInfo(router: Router, ctx: SandboxContext): void {
-  const { store } = ctx;
-  router.route('GET', '/oauth/token/info', { params: z.object({ access_token: text() }) }, (req, reply) => {
-    const record = activeToken(store, presentedToken(req.headers, req.params.access_token));
-    const app = applicationsOf(store).find((a) => a.id === record.application_id);
-    const expiresIn = Math.max(0, Math.floor((expiresAt(record) - store.clock.now()) / 1000));
-    reply.json({
-      resource_owner_id: record.user_id,
-      scope: record.scopes,
-      expires_in: expiresIn,
-      application: { uid: app?.uid ?? null },
-      created_at: Math.floor(record.created_at / 1000),
-      // The service still sends the names its provider's older versions used.
-      scopes: record.scopes,
-      expires_in_seconds: expiresIn,
-    });
-  });
-
-  const userinfo = (headers: IncomingHttpHeaders, accessToken: string | undefined, reply: Reply) => {
-    const record = activeToken(store, presentedToken(headers, accessToken));
-    if (!record.scopes.includes('openid')) {
-      throw oauthError(403, 'insufficient_scope', 'Access to this resource requires scope "openid".');
-    }
-    const user = store.users.find((u) => u.id === record.user_id)!;
-    const basic = userBasic(store, user);
-    // The groups the person belongs to, directly or through a parent, as full paths.
-    const groups = store.groups.filter((g) => store.groupAccess(user, g) > 0).map((g) => g.full_path);
-    reply.json({
-      sub: String(user.id),
-      sub_legacy: String(user.id),
-      name: user.name,
-      nickname: user.username,
-      preferred_username: user.username,
-      // The primary address with the email scope; otherwise only the one the person made public.
-      email: record.scopes.includes('email') ? user.email : user.public_email || null,
-      email_verified: record.scopes.includes('email') ? user.confirmed_at !== null : false,
-      website: user.website_url || null,
-      profile: basic.web_url,
-      picture: basic.avatar_url,
-      groups,
-    });
-  };
-  const userinfoParams = { params: z.object({ access_token: text() }) };
-  router.route('GET', '/oauth/userinfo', userinfoParams, (req, reply) =>
-    userinfo(req.headers, req.params.access_token, reply),
-  );
-  router.route('POST', '/oauth/userinfo', userinfoParams, (req, reply) =>
-    userinfo(req.headers, req.params.access_token, reply),
-  );
-
-  router.route('GET', '/oauth/discovery/keys', {}, async (_req, reply) => {
-    reply.json(await publicKeySet());
-  });
-
-  // OpenID Connect discovery: what a client needs to check the ID token (its issuer, keys and algorithm).
-  router.route('GET', '/.well-known/openid-configuration', {}, (_req, reply) => {
-    reply.json({
-      ...providerMetadata(store.baseUrl),
-      jwks_uri: `${store.baseUrl}/oauth/discovery/keys`,
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-      claims_supported: [...ID_TOKEN_CLAIMS],
-    });
-  });
-
-  router.route('GET', '/.well-known/oauth-authorization-server', {}, (_req, reply) => {
-    reply.json(providerMetadata(store.baseUrl));
-  });
-}
-
-/** The authorization server metadata (RFC 8414), which OpenID Connect's discovery extends. */
-function providerMetadata(base: string) {
-  return {
-    issuer: base,
-    authorization_endpoint: `${base}/oauth/authorize`,
-    token_endpoint: `${base}/oauth/token`,
-    revocation_endpoint: `${base}/oauth/revoke`,
-    introspection_endpoint: `${base}/oauth/introspect`,
-    userinfo_endpoint: `${base}/oauth/userinfo`,
-    device_authorization_endpoint: `${base}/oauth/authorize_device`,
-    scopes_supported: TOKEN_SCOPES,
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    code_challenge_methods_supported: ['S256'],
-  };
 }

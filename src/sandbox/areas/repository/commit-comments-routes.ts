@@ -9,7 +9,7 @@ import type { CommitComment, Store } from '../../core/store.js';
 import { authorWithEmail, pickFields } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { isRepositoryPath, type GitRepo } from '../../git/repo.js';
-import { commitOf } from './routes.js';
+import { commitOf } from './shared.js';
 
 /** One commit's path: its routes are this and the actions below it. */
 export const COMMIT = '/projects/:id/repository/commits/:sha';

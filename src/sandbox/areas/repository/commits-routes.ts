@@ -13,7 +13,7 @@ import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Router } from '../../core/router.js';
 import { checkForce, checkPush } from './push-rules.js';
-import { authorOf, commitOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
+import { authorOf, commitOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './shared.js';
 
 import { COMMIT, registerCommitComments } from './commit-comments-routes.js';
 

@@ -8,7 +8,7 @@ import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import type { TokenScope } from '../../core/scopes.js';
 import type { Project } from '../../core/store.js';
-import { authorOf, decodeContent, gitCall, identityOf, sendRaw } from './routes.js';
+import { authorOf, decodeContent, gitCall, identityOf, sendRaw } from './shared.js';
 import { checkPush } from './push-rules.js';
 
 const FILE_PATH = '/projects/:id/repository/files/:file_path';

@@ -7,7 +7,7 @@ import { register as registerFiles } from './files-routes.js';
 import { register as registerBrowsing } from './routes.js';
 
 /** Public to the releases area (creating a tag): runs a git write and answers its failures as the service does. */
-export { gitCall } from './routes.js';
+export { gitCall } from './shared.js';
 
 export const area: SandboxArea = {
   name: 'repository',
