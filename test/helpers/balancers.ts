@@ -3,9 +3,10 @@
 // by its PID.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listensOn } from '../../tools/listener-owner.mjs';
 import { onOutput } from './child-output.js';
 
 export async function freePort(): Promise<number> {
@@ -16,23 +17,15 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 export interface Balancer {
   url: string;
   stop(): Promise<void>;
 }
 
-/** Runs `command args…` until it accepts on `port` (bounded), and stops it by PID. */
+/**
+ * Runs `command args…` until its own socket listens on `port` (bounded), and stops it by PID. A port that merely
+ * accepts is not enough: chosen beforehand, it may have gone to another test's server, which would answer instead.
+ */
 async function runBalancer(
   name: string,
   command: string,
@@ -54,21 +47,27 @@ async function runBalancer(
     output += chunk;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
   // Bounded: 200 tries of 25 ms.
   for (let i = 0; ; i++) {
-    if (await accepts(port)) break;
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${output}`);
-    if (i >= 200) throw new Error(`${name} did not accept on ${port} within 5 s: ${output}`);
+    if (child.pid !== undefined && listensOn(child.pid, port)) break;
+    const failure =
+      child.exitCode !== null
+        ? `${name} exited with ${child.exitCode} (was port ${port} taken by another program since it was chosen?)`
+        : i >= 200
+          ? `${name} did not listen on ${port} within 5 s`
+          : undefined;
+    if (failure) {
+      await stop();
+      throw new Error(`${failure}: ${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { url: `http://127.0.0.1:${port}`, stop };
 }
 
 /** haproxy with `config` (its bind address must be 127.0.0.1:`port`). */

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { listensOn } from '../listener-owner.mjs';
 import { numbers, smoke } from './args.mjs';
 import {
   cleanup,
@@ -61,9 +62,14 @@ async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${replicaPorts[1] ?? replicaPorts[0]}`);
   writeFileSync(join(dir, 'haproxy.cfg'), config);
   const haproxy = startChild('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
-  // Up means forwarding: /healthz answered through it (a port that merely looks taken may be another socket's).
+  // Up means its own socket listens on the port (chosen beforehand, it may have gone to another program since) and
+  // it forwards: /healthz answered through it.
   for (let i = 0; ; i++) {
     if (haproxy.child.exitCode !== null || i === 200) throw new Error(`haproxy did not start:\n${haproxy.output()}`);
+    if (!listensOn(haproxy.child.pid, port)) {
+      await new Promise((r) => setTimeout(r, 25));
+      continue;
+    }
     const answered = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher }).then(
       async (r) => {
         await r.body.text();
@@ -111,7 +117,6 @@ async function main() {
 
   // On loopback a replica accepts only its own Host, and the balancer's address (FORGEOPS_ALLOWED_HOSTS).
   const port = await freePort();
-  const port2 = await freePort();
   const one = await startServe(sandboxUrl, { FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port}` });
   const direct = await loadOnServe(one.url, [one.child.pid]);
   line('1 replica, direct', direct, baseline);
@@ -121,6 +126,8 @@ async function main() {
   await proxied.stopAndClean();
   await stop(one);
 
+  // Chosen only now, just before use: the longer a chosen port waits, the likelier another program is given it.
+  const port2 = await freePort();
   const pair = [];
   for (const id of ['r1', 'r2'])
     pair.push(await startServe(sandboxUrl, { FORGEOPS_REPLICA_ID: id, FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port2}` }));
