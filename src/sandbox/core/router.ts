@@ -2,7 +2,7 @@
 // and the request/reply types handlers work with.
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { paramError } from './errors.js';
+import { paramError, recordNotFound } from './errors.js';
 import { param } from './params.js';
 import type { TokenScope } from './scopes.js';
 import type { User } from './store.js';
@@ -253,6 +253,22 @@ export function integerPathParam(req: SandboxRequest<unknown>, name: string): nu
   const value = req.pathParams[name];
   if (value === undefined || !/^\d+$/.test(value)) throw paramError(`${name} does not have a valid value`);
   return Number(value);
+}
+
+/**
+ * The record of `records` whose id is the path parameter `name` (and that `belongs`, e.g. to the path's project),
+ * or the service's 404: a record of another project is as unknown as one that never was.
+ */
+export function pathRecord<T extends { id: number }>(
+  req: SandboxRequest<unknown>,
+  name: string,
+  records: readonly T[],
+  belongs: (record: T) => boolean = () => true,
+): T {
+  const id = integerPathParam(req, name);
+  const record = records.find((candidate) => candidate.id === id && belongs(candidate));
+  if (!record) throw recordNotFound();
+  return record;
 }
 
 /** One area's route registrations in order, as the single `register` its index calls. */

@@ -8,19 +8,17 @@
 //                                own triggerer (the service's default); a developer gets 403
 import { z } from 'zod';
 import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
-import { forbidden, messageError, recordNotFound } from '../../core/errors.js';
+import { forbidden, messageError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
+import { pathRecord, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import {
   DEPLOYMENT_STATUSES,
   approvalsGiven,
-  deploymentFinishedAt,
   deploymentStatus,
-  deploymentUpdatedAt,
-  environmentOf,
   jobOfDeployment,
+  listDeployments,
   projectDeployments,
   syncDeployments,
   type Deployment,
@@ -57,11 +55,7 @@ export function readProject(ctx: SandboxContext, req: SandboxRequest<unknown>): 
 }
 
 function findDeployment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Deployment {
-  const { store } = ctx;
-  const id = integerPathParam(req, 'deployment_id');
-  const deployment = projectDeployments(store, project).find((d) => d.id === id);
-  if (!deployment) throw recordNotFound();
-  return deployment;
+  return pathRecord(req, 'deployment_id', projectDeployments(ctx.store, project));
 }
 
 /** Deployments: list, read, approve or reject. */
@@ -69,42 +63,7 @@ export function registerDeploymentRoutes(router: Router, ctx: SandboxContext): v
   const { store } = ctx;
   router.route('GET', '/projects/:id/deployments', signedInList(deploymentListParams), async (req, reply) => {
     const project = readProject(ctx, req);
-    const p = req.params;
-    const after = (date: Date | null | undefined, bound: Date | undefined) =>
-      bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
-    const before = (date: Date | null | undefined, bound: Date | undefined) =>
-      bound === undefined || (date !== null && date !== undefined && date.getTime() < bound.getTime());
-    const deployments = projectDeployments(store, project).filter(
-      (d) =>
-        (p.environment === undefined || environmentOf(store, d)?.name === p.environment) &&
-        (p.status === undefined || deploymentStatus(store, d) === p.status) &&
-        after(deploymentUpdatedAt(store, d), p.updated_after) &&
-        before(deploymentUpdatedAt(store, d), p.updated_before) &&
-        after(deploymentFinishedAt(store, d), p.finished_after) &&
-        before(deploymentFinishedAt(store, d), p.finished_before),
-    );
-    const key = (d: Deployment): number | string => {
-      switch (p.order_by ?? 'id') {
-        case 'iid':
-          return d.iid;
-        case 'created_at':
-          return d.created_at.getTime();
-        case 'updated_at':
-          return deploymentUpdatedAt(store, d).getTime();
-        case 'finished_at':
-          return deploymentFinishedAt(store, d)?.getTime() ?? Number.MAX_SAFE_INTEGER;
-        case 'ref':
-          return d.ref;
-        default:
-          return d.id;
-      }
-    };
-    deployments.sort((a, b) => {
-      const [ka, kb] = [key(a), key(b)];
-      return (ka < kb ? -1 : ka > kb ? 1 : 0) || a.id - b.id;
-    });
-    // The service sorts ascending unless told otherwise.
-    if (p.sort === 'desc') deployments.reverse();
+    const deployments = listDeployments(store, project, req.params);
     reply.json(await deploymentViews(store, project, paginate(req, reply, deployments)));
   });
 

@@ -204,6 +204,58 @@ export function projectDeployments(store: Store, project: Project): Deployment[]
 }
 
 /** The environment's last successful deployment (the service's `last_deployment`); undefined before one. */
+/** What a deployments list asks for (the Deployments API's list parameters). */
+export interface DeploymentQuery {
+  order_by?: 'id' | 'iid' | 'created_at' | 'updated_at' | 'finished_at' | 'ref';
+  sort?: 'asc' | 'desc';
+  updated_after?: Date;
+  updated_before?: Date;
+  finished_after?: Date;
+  finished_before?: Date;
+  environment?: string;
+  status?: DeploymentStatus;
+}
+
+/** A project's deployments that `query` asks for, in its order (ascending unless told otherwise, as the service). */
+export function listDeployments(store: Store, project: Project, query: DeploymentQuery): Deployment[] {
+  const after = (date: Date | null | undefined, bound: Date | undefined) =>
+    bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
+  const before = (date: Date | null | undefined, bound: Date | undefined) =>
+    bound === undefined || (date !== null && date !== undefined && date.getTime() < bound.getTime());
+  const deployments = projectDeployments(store, project).filter(
+    (d) =>
+      (query.environment === undefined || environmentOf(store, d)?.name === query.environment) &&
+      (query.status === undefined || deploymentStatus(store, d) === query.status) &&
+      after(deploymentUpdatedAt(store, d), query.updated_after) &&
+      before(deploymentUpdatedAt(store, d), query.updated_before) &&
+      after(deploymentFinishedAt(store, d), query.finished_after) &&
+      before(deploymentFinishedAt(store, d), query.finished_before),
+  );
+  const key = (d: Deployment): number | string => {
+    switch (query.order_by ?? 'id') {
+      case 'iid':
+        return d.iid;
+      case 'created_at':
+        return d.created_at.getTime();
+      case 'updated_at':
+        return deploymentUpdatedAt(store, d).getTime();
+      case 'finished_at':
+        return deploymentFinishedAt(store, d)?.getTime() ?? Number.MAX_SAFE_INTEGER;
+      case 'ref':
+        return d.ref;
+      default:
+        return d.id;
+    }
+  };
+  deployments.sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    return (ka < kb ? -1 : ka > kb ? 1 : 0) || a.id - b.id;
+  });
+  // The service sorts ascending unless told otherwise.
+  if (query.sort === 'desc') deployments.reverse();
+  return deployments;
+}
+
 export function lastDeployment(store: Store, environment: Environment): Deployment | undefined {
   return deploymentsOf(store)
     .deployments.filter((d) => d.environment_id === environment.id && deploymentStatus(store, d) === 'success')

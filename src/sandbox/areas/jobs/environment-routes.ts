@@ -6,10 +6,10 @@
 //   stop an environment          developer; a protected environment (production) only maintainers
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, paramError, recordNotFound } from '../../core/errors.js';
+import { forbidden, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
+import { pathRecord, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import { ENVIRONMENT_STATES, deploymentsOf, syncDeployments, type Environment } from './deployments.js';
 import { environmentView } from './deployment-view.js';
@@ -22,11 +22,7 @@ const environmentListParams = z.object({
 });
 
 function findEnvironment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Environment {
-  const { store } = ctx;
-  const id = integerPathParam(req, 'environment_id');
-  const environment = deploymentsOf(store).environments.find((e) => e.id === id && e.project_id === project.id);
-  if (!environment) throw recordNotFound();
-  return environment;
+  return pathRecord(req, 'environment_id', deploymentsOf(ctx.store).environments, (e) => e.project_id === project.id);
 }
 
 /** Environments: list, read, stop. */

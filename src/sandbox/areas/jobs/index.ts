@@ -2,6 +2,7 @@
 // erase; and the environments and deployments its deploy jobs make (Environments and
 // Deployments APIs). Jobs live in the area's slot (./state.ts) and point at core pipelines; see ../../core/area.ts.
 import type { SandboxArea } from '../../core/area.js';
+import { registerAll } from '../../core/router.js';
 import { registerDeploymentRoutes } from './deployment-routes.js';
 import { registerEnvironmentRoutes } from './environment-routes.js';
 import { register } from './routes.js';
@@ -28,10 +29,6 @@ export {
 
 export const area: SandboxArea = {
   name: 'jobs',
-  routes: (router, ctx) => {
-    register(router, ctx);
-    registerEnvironmentRoutes(router, ctx);
-    registerDeploymentRoutes(router, ctx);
-  },
+  routes: registerAll(register, registerEnvironmentRoutes, registerDeploymentRoutes),
   seed: seedJobs,
 };

@@ -1,9 +1,9 @@
 // How a Jobs API request finds its job and checks who may see or change it: the project's jobs (of pipelines that
 // still exist), one job or pipeline by the path, who sees a project's jobs, and who may change a job on its ref.
-import { forbidden, recordNotFound } from '../../core/errors.js';
+import { forbidden } from '../../core/errors.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import type { SandboxContext } from '../../core/context.js';
-import { integerPathParam, type SandboxRequest } from '../../core/router.js';
+import { pathRecord, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
 import { jobsOf, type Job } from './state.js';
 
@@ -18,17 +18,11 @@ export function projectJobs(store: Store, project: Project): Job[] {
 }
 
 export function findJob(store: Store, project: Project, req: SandboxRequest<unknown>): Job {
-  const id = integerPathParam(req, 'job_id');
-  const job = projectJobs(store, project).find((j) => j.id === id);
-  if (!job) throw recordNotFound();
-  return job;
+  return pathRecord(req, 'job_id', projectJobs(store, project));
 }
 
 export function findPipeline(project: Project, req: SandboxRequest<unknown>): Pipeline {
-  const id = integerPathParam(req, 'pipeline_id');
-  const pipeline = project.pipelines.find((p) => p.id === id);
-  if (!pipeline) throw recordNotFound();
-  return pipeline;
+  return pathRecord(req, 'pipeline_id', project.pipelines);
 }
 
 /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */

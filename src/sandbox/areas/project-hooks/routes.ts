@@ -7,10 +7,10 @@
 // service it lets hooks reach the local network, since a sandbox and its receivers usually share a machine.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { messageError, paramError, recordNotFound, validationError } from '../../core/errors.js';
+import { messageError, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { pathRecord, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import { pickFields } from '../../core/views.js';
 import { onPipelineChange } from '../jobs/index.js';
@@ -70,10 +70,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.maintainer, write });
 
   function findHook(req: SandboxRequest<unknown>, project: Project): ProjectHook {
-    const id = integerPathParam(req, 'hook_id');
-    const hook = hooksOf(store).hooks.find((h) => h.id === id && h.project_id === project.id);
-    if (!hook) throw recordNotFound();
-    return hook;
+    return pathRecord(req, 'hook_id', hooksOf(store).hooks, (h) => h.project_id === project.id);
   }
 
   router.route('GET', '/projects/:id/hooks', { pagination: 'offset', auth: 'user' }, (req, reply) => {

@@ -1,5 +1,6 @@
 // The SCIM provisioning area of the sandbox: what it adds to the core (see ../../core/area.ts).
 import type { SandboxArea } from '../../core/area.js';
+import { registerAll } from '../../core/router.js';
 import { registerScimReads } from './routes.js';
 import { registerScimChanges } from './scim-change-routes.js';
 import { seedScim } from './state.js';
@@ -9,9 +10,6 @@ export { samlProvidersOf } from './state.js';
 
 export const area: SandboxArea = {
   name: 'scim',
-  routes: (router, ctx) => {
-    registerScimReads(router, ctx);
-    registerScimChanges(router, ctx);
-  },
+  routes: registerAll(registerScimReads, registerScimChanges),
   seed: (store, { users }) => seedScim(store, users),
 };

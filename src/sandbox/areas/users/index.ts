@@ -2,6 +2,7 @@
 // extra accounts. Other areas may check a password (the OAuth provider's sign-in page) through checkPassword.
 import type { SandboxArea } from '../../core/area.js';
 import type { Store, User } from '../../core/store.js';
+import { registerAll } from '../../core/router.js';
 import { registerUserReads } from './routes.js';
 import { passwordsOf, seedUsers } from './state.js';
 import { register as registerUser } from './user-routes.js';
@@ -9,11 +10,7 @@ import { registerUserWrites } from './user-write-routes.js';
 
 export const area: SandboxArea = {
   name: 'users',
-  routes: (router, ctx) => {
-    registerUser(router, ctx);
-    registerUserReads(router, ctx);
-    registerUserWrites(router, ctx);
-  },
+  routes: registerAll(registerUser, registerUserReads, registerUserWrites),
   seed: (store, { users, epoch }) => seedUsers(store, users, epoch),
   forgetUser: (store, user) => passwordsOf(store).forget(user),
 };
