@@ -126,7 +126,7 @@ function readCallParams(params: unknown): { name: string; args: unknown; asTask:
 }
 
 /** Which tools a session offers and may call: the catalog, the selection, the view's own tools. */
-function toolOffer(options: McpServerOptions) {
+function selectOffer(options: McpServerOptions) {
   const catalog = Array.isArray(options.operations)
     ? catalogOf(options.operations)
     : (options.operations as ToolCatalog);
@@ -146,6 +146,32 @@ function toolOffer(options: McpServerOptions) {
       )
     : [];
   return { catalog, offered, offeredNames, usableNames, listed, apps, viewOnlyTools };
+}
+
+type ToolOffer = ReturnType<typeof selectOffer>;
+/** Selections kept per catalog: one per distinct toolsets, tools, read-only and apps setting (a handful in practice). */
+const MAX_OFFERS_PER_CATALOG = 32;
+const offers = new WeakMap<object, Map<string, ToolOffer>>();
+
+/**
+ * The offer for these options, worked out once per catalog and selection: a stateless request makes its server,
+ * and so its tool core, anew each time (its offer is the same for every request with the same settings). Nothing
+ * of an offer is changed after it is made.
+ */
+function toolOffer(options: McpServerOptions): ToolOffer {
+  const key = JSON.stringify([options.toolsets, options.tools ?? null, options.readOnly, options.apps !== false]);
+  let byKey = offers.get(options.operations);
+  if (!byKey) {
+    byKey = new Map();
+    offers.set(options.operations, byKey);
+  }
+  let offer = byKey.get(key);
+  if (!offer) {
+    offer = selectOffer(options);
+    if (byKey.size >= MAX_OFFERS_PER_CATALOG) byKey.clear();
+    byKey.set(key, offer);
+  }
+  return offer;
 }
 
 /**

@@ -5,6 +5,8 @@
 //   (cd /tmp/forgeops-base && npm run build)
 //   FORGEOPS_BENCH_BASE_CLI=/tmp/forgeops-base/dist/cli.js node tools/bench/serve-cpu.mjs [sessions=100] [calls=50] [rounds=3]
 // Without it, this build is measured against itself (a ratio near 1 shows the run's noise). Run after `npm run build`.
+// --stateless: the calls come from SDK v2 clients on the stateless 2026-07-28 revision (a server made per request)
+// instead of 2025-11-25 sessions; the ratio's target is the sessions' (the load is the same list_pipelines call).
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { numbers, smoke } from './args.mjs';
 import {
@@ -12,7 +14,9 @@ import {
   runBench,
   dropConnections,
   loadOnServe,
+  sessionClient,
   startChild,
+  statelessClient,
   startServe,
   stop,
   thisCli,
@@ -25,6 +29,7 @@ const ROUNDS = smoke ? 1 : Math.max(1, numbers[2] ?? 3);
 const TARGET_RATIO = 0.8;
 const OVERALL_TIMEOUT_MS = smoke ? 60_000 : 900_000;
 const baseCli = process.env.FORGEOPS_BENCH_BASE_CLI;
+const stateless = process.argv.includes('--stateless');
 
 const overall = setTimeout(() => {
   console.error(`serve-cpu bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
@@ -38,7 +43,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 async function cpuPerCall(cli, sandboxUrl) {
   const serve = await startServe(sandboxUrl, {}, cli);
   try {
-    const run = await loadOnServe(serve.url, [serve.child.pid], { sessions: SESSIONS, calls: CALLS });
+    const client = (stateless ? statelessClient : sessionClient)(serve.url);
+    const run = await loadOnServe(serve.url, [serve.child.pid], { sessions: SESSIONS, calls: CALLS, client });
     return run.cpuMsPerCall;
   } finally {
     await stop(serve);
@@ -48,7 +54,7 @@ async function cpuPerCall(cli, sandboxUrl) {
 
 async function main() {
   console.log(
-    `serve-cpu bench: ${SESSIONS} sessions × ${CALLS} list_pipelines calls on one replica, ${ROUNDS} rounds${smoke ? ' (smoke mode: nothing here is a measurement)' : ''}`,
+    `serve-cpu bench: ${SESSIONS} ${stateless ? 'stateless 2026-07-28 clients' : 'sessions'} × ${CALLS} list_pipelines calls on one replica, ${ROUNDS} rounds${smoke ? ' (smoke mode: nothing here is a measurement)' : ''}`,
   );
   const sandbox = startChild(process.execPath, [thisCli, 'sandbox', '--port', '0']);
   const sandboxUrl = (await waitFor(sandbox, /running at (http:\/\/127\.0\.0\.1:\d+)/, 'the sandbox'))[1];
