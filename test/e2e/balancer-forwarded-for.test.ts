@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { freePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
+import { reservePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectFrom, initializeFrom, sessionPostFrom } from '../helpers/from-address.js';
 import { startHttp } from '../safety/mcp-harness.js';
@@ -13,7 +13,7 @@ const env = useSandbox();
 const read = (file: string) => readFileSync(new URL(`../../deploy/${file}`, import.meta.url), 'utf8');
 const SHARE = 2;
 
-const kinds: Array<[string, string, (config: string, port: number) => Promise<Balancer>]> = [
+const kinds: Array<[string, string, typeof startHaproxy]> = [
   ['haproxy', 'haproxy.cfg', startHaproxy],
   ['nginx', 'nginx.conf', startNginx],
 ];
@@ -24,7 +24,9 @@ describe.each(kinds)('one replica behind %s, trusting it', (_name, file, start) 
   let url: string;
 
   beforeAll(async () => {
-    const port = await freePort();
+    // Held until the balancer starts, so that no other server is given it meanwhile.
+    const reserved = await reservePort();
+    const { port } = reserved;
     replica = await startHttp(env.client, {
       allowedHosts: [`127.0.0.1:${port}`],
       trustedProxies: ['127.0.0.1'],
@@ -36,7 +38,7 @@ describe.each(kinds)('one replica behind %s, trusting it', (_name, file, start) 
     const config = read(file)
       .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
       .replace(/127\.0\.0\.1:875[12]/g, replicaAddress);
-    balancer = await start(config, port);
+    balancer = await start(config, reserved);
     url = `${balancer.url}/mcp`;
   });
 

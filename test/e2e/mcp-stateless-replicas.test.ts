@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { reservePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { branchDeletes, newBranch, PROJECT } from '../helpers/approval.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
@@ -26,7 +26,9 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    const port = await freePort();
+    // Held until the balancer starts: the replicas take seconds, and a free port may be given away meanwhile.
+    const reserved = await reservePort();
+    const { port } = reserved;
     for (const replicaId of ['r1', 'r2']) {
       const store = await RedisStore.open(redis.url);
       stores.push(store);
@@ -61,7 +63,7 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
       .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
       .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${new URL(replicas[0].url).port}`)
       .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${new URL(replicas[1].url).port}`);
-    balancer = await startHaproxy(config, port);
+    balancer = await startHaproxy(config, reserved);
   });
 
   afterAll(async () => {

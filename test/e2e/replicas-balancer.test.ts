@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { freePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
+import { reservePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectClient, startHttp } from '../safety/mcp-harness.js';
 
@@ -20,7 +20,7 @@ function withAddresses(config: string, port: number, ports: number[]): string {
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
 }
 
-const kinds: Array<[string, string, (config: string, port: number) => Promise<Balancer>]> = [
+const kinds: Array<[string, string, typeof startHaproxy]> = [
   ['haproxy', 'haproxy.cfg', startHaproxy],
   ['nginx', 'nginx.conf', startNginx],
 ];
@@ -37,7 +37,9 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
   let balancer: Balancer;
 
   beforeAll(async () => {
-    const port = await freePort();
+    // Held until the balancer starts: the replicas take seconds, and a free port may be given away meanwhile.
+    const reserved = await reservePort();
+    const { port } = reserved;
     // On loopback each replica accepts only its own Host: the balancer's address is listed (FORGEOPS_ALLOWED_HOSTS).
     for (const replicaId of ['r1', 'r2']) {
       // Each replica's approval pages answer with the replica's name: where the balancer sent the human.
@@ -58,7 +60,7 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
         port,
         replicas.map((r) => Number(new URL(r.url).port)),
       ),
-      port,
+      reserved,
     );
   });
 
@@ -142,7 +144,8 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
 
 describe('the control: plain round robin', () => {
   it('loses a session on its second request (why the ids carry the replica)', async () => {
-    const port = await freePort();
+    const reserved = await reservePort();
+    const { port } = reserved;
     const pair = [
       await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] }),
       await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] }),
@@ -154,7 +157,7 @@ describe('the control: plain round robin', () => {
         port,
         pair.map((r) => Number(new URL(r.url).port)),
       ),
-      port,
+      reserved,
     );
     try {
       const connected = await connectClient(`${balancer.url}/mcp`).catch(() => undefined);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { freePort, reservePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import {
@@ -83,7 +83,9 @@ beforeAll(async () => {
   redis = await startRedis();
   slack = await startFakeSlack();
   store = await RedisStore.open(redis.url);
-  const port = await freePort();
+  // The balancer's port is held until it starts: the replicas take seconds, and a free port may be given away meanwhile.
+  const reserved = await reservePort();
+  const { port } = reserved;
   const ports = [await freePort(), await freePort()];
   await startReplica('r1', ports[0], port);
   await startReplica('r2', ports[1], port);
@@ -91,7 +93,7 @@ beforeAll(async () => {
     .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
     .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`)
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
-  balancer = await startHaproxy(config, port);
+  balancer = await startHaproxy(config, reserved);
   await linkPeople(
     `${balancer.url}/slack/events`,
     { U1: 'maintainer', U2: 'developer' },

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listensOn } from '../../tools/listener-owner.mjs';
+import { listensOn, type PortReservation } from '../../tools/ports.mjs';
+
+export { reservePort } from '../../tools/ports.mjs';
 import { onOutput } from './child-output.js';
 
 export async function freePort(): Promise<number> {
@@ -31,7 +33,7 @@ async function runBalancer(
   command: string,
   args: (dir: string, file: string) => string[],
   config: string,
-  port: number,
+  at: number | PortReservation,
 ): Promise<Balancer> {
   if (spawnSync(command, ['-v'], { stdio: 'ignore' }).status !== 0) {
     throw new Error(
@@ -41,6 +43,8 @@ async function runBalancer(
   const dir = mkdtempSync(join(tmpdir(), `forgeops-${name}-`));
   const file = join(dir, `${name}.conf`);
   writeFileSync(file, config);
+  const port = typeof at === 'number' ? at : at.port;
+  if (typeof at !== 'number') await at.release();
   let output = '';
   const child = spawn(command, args(dir, file), { stdio: ['ignore', 'pipe', 'pipe'] });
   onOutput(child, (chunk) => {
@@ -70,13 +74,13 @@ async function runBalancer(
   return { url: `http://127.0.0.1:${port}`, stop };
 }
 
-/** haproxy with `config` (its bind address must be 127.0.0.1:`port`). */
-export function startHaproxy(config: string, port: number): Promise<Balancer> {
+/** haproxy with `config` (its bind address must be 127.0.0.1:`port`; reserved with reservePort, held till then). */
+export function startHaproxy(config: string, port: number | PortReservation): Promise<Balancer> {
   return runBalancer('haproxy', 'haproxy', (_dir, file) => ['-db', '-f', file], config, port);
 }
 
 /** nginx with `config` (it must listen on 127.0.0.1:`port`), its pid and error log in a directory of its own. */
-export function startNginx(config: string, port: number): Promise<Balancer> {
+export function startNginx(config: string, port: number | PortReservation): Promise<Balancer> {
   return runBalancer(
     'nginx',
     'nginx',

@@ -12,14 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { listensOn } from '../listener-owner.mjs';
+import { listensOn, reservePort } from '../ports.mjs';
 import { numbers, smoke } from './args.mjs';
 import {
   cleanup,
   runBench,
   directCall,
   dispatcher,
-  freePort,
   load,
   loadOnServe as loadOn,
   openSession,
@@ -52,8 +51,12 @@ const startServe = (sandboxUrl, env = {}) =>
 const loadOnServe = (url, pids, client = sessionClient) =>
   loadOn(url, pids, { sessions: SESSIONS, calls: CALLS, client: client(url) });
 
-/** The documented config; `plain` drops its routing by session prefix (plain round robin, enough for 2026-07-28). */
-async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
+/**
+ * The documented config on `at` (a port, or one reserved with reservePort, freed just before haproxy starts); `plain`
+ * drops its routing by session prefix (plain round robin, enough for 2026-07-28).
+ */
+async function startHaproxy(at, replicaPorts, { plain = false } = {}) {
+  const port = typeof at === 'number' ? at : at.port;
   const dir = mkdtempSync(join(tmpdir(), 'forgeops-bench-'));
   const documented = readFileSync(`${root}deploy/haproxy.cfg`, 'utf8');
   const config = (plain ? documented.replace(/^\s*use_backend .*$/gm, '') : documented)
@@ -61,6 +64,7 @@ async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
     .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${replicaPorts[0]}`)
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${replicaPorts[1] ?? replicaPorts[0]}`);
   writeFileSync(join(dir, 'haproxy.cfg'), config);
+  if (typeof at !== 'number') await at.release();
   const haproxy = startChild('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
   // Up means its own socket listens on the port (chosen beforehand, it may have gone to another program since) and
   // it forwards: /healthz answered through it.
@@ -115,24 +119,26 @@ async function main() {
   const baseline = await load(SESSIONS, CALLS, { open: async () => () => directCall(sandboxUrl) });
   line('baseline (undici straight to the sandbox)', baseline);
 
-  // On loopback a replica accepts only its own Host, and the balancer's address (FORGEOPS_ALLOWED_HOSTS).
-  const port = await freePort();
+  // On loopback a replica accepts only its own Host, and the balancer's address (FORGEOPS_ALLOWED_HOSTS). The
+  // balancer's port is held until it starts: left free for the seconds before, it may be given to another program.
+  const reserved = await reservePort();
+  const { port } = reserved;
   const one = await startServe(sandboxUrl, { FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port}` });
   const direct = await loadOnServe(one.url, [one.child.pid]);
   line('1 replica, direct', direct, baseline);
-  const proxied = await startHaproxy(port, [one.port]);
+  const proxied = await startHaproxy(reserved, [one.port]);
   const behind = await loadOnServe(`http://127.0.0.1:${port}/mcp`, [one.child.pid]);
   line('1 replica behind haproxy', behind, baseline);
   await proxied.stopAndClean();
   await stop(one);
 
-  // Chosen only now, just before use: the longer a chosen port waits, the likelier another program is given it.
-  const port2 = await freePort();
+  const reserved2 = await reservePort();
+  const port2 = reserved2.port;
   const pair = [];
   for (const id of ['r1', 'r2'])
     pair.push(await startServe(sandboxUrl, { FORGEOPS_REPLICA_ID: id, FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port2}` }));
   const balancer = await startHaproxy(
-    port2,
+    reserved2,
     pair.map((r) => r.port),
   );
   const two = await loadOnServe(

@@ -1,7 +1,17 @@
-// Whether a process itself listens on a TCP port, read from /proc (Linux). A program started on a port chosen
-// beforehand (freePort, then the program binds it) is up only once its own socket listens there: in a parallel test
-// run another test's server may have been given the same port meanwhile, and answer in its place.
+// Ports chosen beforehand for a program started later (a balancer whose address its replicas must know first): held
+// by a listener of ours until the program starts, and counted as the program's only once its own socket listens there
+// (read from /proc, Linux). Left free, in a parallel test run, a port may go to another test's server, which answers
+// in the program's place.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A free loopback port, held until `release()` frees it for the program meant for it (just before it starts). */
+export async function reservePort() {
+  const holder = createServer();
+  await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address();
+  return { port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
+}
 
 /** The inodes of the sockets listening on `port`, any address, IPv4 and IPv6. */
 function listeningInodes(port) {

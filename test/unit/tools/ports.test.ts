@@ -1,9 +1,9 @@
-// listensOn: a port counts as a program's only when that program's own socket listens there, not when it merely
-// answers (the balancers' and the sessions bench's start-up checks rest on it).
+// Ports chosen beforehand: held until their program starts, and a program's only when its own socket listens there,
+// not when the port merely answers (the balancers' and the sessions bench's start-up rests on both).
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listensOn } from '../../../tools/listener-owner.mjs';
+import { listensOn, reservePort } from '../../../tools/ports.mjs';
 import { startHaproxy } from '../../helpers/balancers.js';
 
 const servers: Server[] = [];
@@ -40,6 +40,13 @@ describe('listensOn', () => {
     } finally {
       child.kill();
     }
+  });
+
+  it('holds a reserved port until it is released', async () => {
+    const reserved = await reservePort();
+    expect(listensOn(process.pid, reserved.port)).toBe(true);
+    await reserved.release();
+    expect(listensOn(process.pid, reserved.port)).toBe(false);
   });
 
   it('answers false for a process that is gone', () => {

@@ -1,0 +1,10 @@
+// Types of ports.mjs, for the TypeScript tests that import it.
+export interface PortReservation {
+  port: number;
+  /** Frees the port for its program, just before it starts. */
+  release(): Promise<void>;
+}
+/** A free loopback port, held until `release()` frees it for the program meant for it (just before it starts). */
+export function reservePort(): Promise<PortReservation>;
+/** True when process `pid` holds a socket listening on `port`; false while it does not (yet), or is gone. */
+export function listensOn(pid: number, port: number): boolean;
