@@ -1,5 +1,5 @@
-// A bounded in-memory event store for one Streamable HTTP session: what went out on its SSE streams is kept a while,
-// so a client whose stream dropped reconnects with Last-Event-ID and gets what it missed.
+// A bounded in-memory event store for one Streamable HTTP session: what a dropped SSE stream missed is kept a while,
+// so its client reconnects with Last-Event-ID and gets it. A stream written out to its end needs nothing kept.
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -36,10 +36,15 @@ interface StoredEvent {
   /** Store-wide insertion order, to find the oldest event of all streams. */
   order: number;
   /**
-   * The message as JSON text, or undefined for a priming event (nothing to replay). Text, not the object: a
-   * result's object graph takes several times its JSON's size in memory, and a replay is rare.
+   * The message as JSON text, or undefined for a priming event (nothing to replay) and while `message` holds it.
+   * Text, not the object: a result's object graph takes several times its JSON's size in memory, and a replay is rare.
    */
   json?: string;
+  /**
+   * The message itself while its stream's response is still being written (see expectStream): the response holds it
+   * anyway. Turned into `json` if that response breaks off; dropped with the rest once it was written to its end.
+   */
+  message?: JSONRPCMessage;
   bytes: number;
   storedAt: number;
 }
@@ -49,6 +54,15 @@ interface Stream {
   /** Sequence number the next event of this stream gets. */
   nextSeq: number;
   lastStoredAt: number;
+  /** Being written to an HTTP response still open (see expectStream): its events wait as messages, not copies. */
+  live: boolean;
+}
+
+/** What the store needs of the HTTP response a stream is written to: when it closes, whether all of it went out. */
+export interface StreamResponse {
+  once(event: 'close', listener: () => void): unknown;
+  /** True once everything written was handed to the operating system (Node's ServerResponse has it). */
+  readonly writableFinished: boolean;
 }
 
 /** `<stream id>_<sequence>`; the SDK's stream ids contain underscores, so the last one separates. */
@@ -63,6 +77,9 @@ function parseEventId(eventId: EventId): { streamId: StreamId; seq: number } | u
 function isPriming(message: JSONRPCMessage): boolean {
   return Object.keys(message).length === 0;
 }
+
+/** What a priming event, or a message not yet copied, counts against the limits. */
+const UNCOPIED_BYTES = 2;
 
 /**
  * Bytes of events all sessions of one server may hold together; a store over it drops its own oldest events first.
@@ -83,6 +100,8 @@ export class BoundedEventStore implements EventStore {
   private events = 0;
   private bytes = 0;
   private order = 0;
+  /** The response the next new stream is written to, while the SDK starts a POST's stream (see expectStream). */
+  private expected?: StreamResponse;
 
   constructor(
     limits: Partial<EventStoreLimits> = {},
@@ -100,32 +119,44 @@ export class BoundedEventStore implements EventStore {
     this.bytes = 0;
   }
 
+  /**
+   * Names the HTTP response of the stream the SDK is about to open, for the duration of a synchronous call into it:
+   * the SDK stores a POST's priming event, the new stream's first, before its first await. That stream's messages are
+   * then kept as they are, not copied: once the response was written to its end they are dropped (the client has
+   * them, and replay is for a stream that broke off), and if it breaks off first they are copied for replay. When the
+   * SDK stores nothing new meanwhile (an older client gets no priming event), every message is copied, as always.
+   */
+  expectStream(res: StreamResponse | undefined): void {
+    this.expected = res;
+  }
+
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const now = this.now();
     this.expire(now);
     let stream = this.streams.get(streamId);
     if (!stream) {
-      stream = { events: [], nextSeq: 0, lastStoredAt: now };
+      stream = { events: [], nextSeq: 0, lastStoredAt: now, live: false };
       this.streams.set(streamId, stream);
+      if (this.expected) this.follow(streamId, stream, this.expected);
+      this.expected = undefined;
       this.forgetStreamsOverLimit();
     }
-    const json = isPriming(message) ? undefined : JSON.stringify(message);
+    const priming = isPriming(message);
+    const json = priming || stream.live ? undefined : JSON.stringify(message);
     const event: StoredEvent = {
       seq: stream.nextSeq++,
       order: this.order++,
       json,
-      bytes: json?.length ?? 2,
+      message: priming || !stream.live ? undefined : message,
+      bytes: json?.length ?? UNCOPIED_BYTES,
       storedAt: now,
     };
     stream.events.push(event);
     stream.lastStoredAt = now;
     this.events += 1;
-    this.bytes += event.bytes;
-    this.budget.bytes += event.bytes;
+    this.count(event.bytes);
     while (stream.events.length > this.limits.maxEventsPerStream) this.dropOldest(stream);
-    while (this.events > this.limits.maxEvents || this.bytes > this.limits.maxBytes) this.dropOldestOfAll();
-    // Over the server-wide budget, this store pays from its own older events, keeping the one just stored.
-    while (this.budget.bytes > this.budget.maxBytes && this.events > 1) this.dropOldestOfAll();
+    this.fitLimits();
     return `${streamId}_${event.seq}`;
   }
 
@@ -152,8 +183,8 @@ export class BoundedEventStore implements EventStore {
     const after = parseEventId(lastEventId)!.seq;
     // A copy: sending may store new events on this stream meanwhile.
     for (const event of [...this.streams.get(streamId)!.events]) {
-      if (event.seq > after && event.json !== undefined)
-        await send(`${streamId}_${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
+      const message = event.message ?? (event.json === undefined ? undefined : JSON.parse(event.json));
+      if (event.seq > after && message !== undefined) await send(`${streamId}_${event.seq}`, message as JSONRPCMessage);
     }
     return streamId;
   }
@@ -163,12 +194,46 @@ export class BoundedEventStore implements EventStore {
     return { streams: this.streams.size, events: this.events, bytes: this.bytes };
   }
 
+  /** Watches the response a new stream is written to: its end decides what of the stream is kept (expectStream). */
+  private follow(streamId: StreamId, stream: Stream, res: StreamResponse): void {
+    stream.live = true;
+    res.once('close', () => {
+      // A stream forgotten meanwhile (its session closed, or over the limits) has been accounted for already.
+      if (!stream.live || this.streams.get(streamId) !== stream) return;
+      stream.live = false;
+      if (res.writableFinished) {
+        while (stream.events.length > 0) this.dropOldest(stream);
+        return;
+      }
+      for (const event of stream.events) {
+        if (event.message === undefined) continue;
+        const json = JSON.stringify(event.message);
+        event.message = undefined;
+        event.json = json;
+        this.count(json.length - event.bytes);
+        event.bytes = json.length;
+      }
+      this.fitLimits();
+    });
+  }
+
+  private count(bytes: number): void {
+    this.bytes += bytes;
+    this.budget.bytes += bytes;
+  }
+
+  /** Within this store's limits, then the server-wide budget, paid from this store's own oldest events. */
+  private fitLimits(): void {
+    while (this.events > this.limits.maxEvents || this.bytes > this.limits.maxBytes) this.dropOldestOfAll();
+    // Over the server-wide budget, this store pays from its own older events, keeping the newest.
+    while (this.budget.bytes > this.budget.maxBytes && this.events > 1) this.dropOldestOfAll();
+  }
+
   private dropOldest(stream: Stream): void {
     const event = stream.events.shift();
     if (!event) return;
     this.events -= 1;
-    this.bytes -= event.bytes;
-    this.budget.bytes -= event.bytes;
+    this.count(-event.bytes);
   }
 
   private dropOldestOfAll(): void {

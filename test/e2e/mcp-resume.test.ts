@@ -1,5 +1,6 @@
 // SSE streams over real HTTP against serve's handler: a tool call's stream drops mid-call and the client, reconnecting
-// with Last-Event-ID, receives the result it missed; a call's log lines travel on its own stream.
+// with Last-Event-ID, receives the result it missed; a stream read to its end is not kept; a call's log lines travel on
+// its own stream.
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
@@ -183,6 +184,25 @@ describe('resumable Streamable HTTP streams', () => {
     expect(message).toMatchObject({ id: 7, result: { isError: true } });
     expect(JSON.stringify(message)).toMatch(/404/);
     expect(event.id).not.toBe(questionEvent.id);
+  });
+
+  it('keeps nothing of a stream written to its end: its client has it all, and resuming it is refused', async () => {
+    const session = await openSession();
+    const call = await openSse(server.url, 'POST', session, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } },
+    });
+    const priming = await call.next();
+    const { message } = await nextMessage(call);
+    expect(message).toMatchObject({ id: 3, result: { structuredContent: { items: expect.any(Array) } } });
+    // The server ends the stream after the answer; by the time a client asks again, nothing of it is held.
+    const again = await fetch(server.url, {
+      headers: { ...session, accept: 'text/event-stream', 'last-event-id': priming.id! },
+    });
+    await again.body?.cancel();
+    expect(again.status).toBe(400);
   });
 
   it("sends a call's log lines on the call's own stream, once the client set a level", async () => {

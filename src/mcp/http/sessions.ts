@@ -45,6 +45,8 @@ export interface Session {
   established: boolean;
   /** Requests of this session being answered now: a session waiting on a long call is not idle, whatever lastActive says. */
   busy: number;
+  /** What its streams sent, for a client whose stream broke off (told which response each POST's stream goes to). */
+  events?: Pick<BoundedEventStore, 'expectStream'>;
 }
 
 /** A session a request named, found and checked against who opened it. */
@@ -171,7 +173,13 @@ export class SessionTable {
       session.busy -= 1;
       session.lastActive = Date.now();
     });
-    return session.transport.handleRequest(req, res, body);
+    // The SDK opens the POST's stream before its first await: the store learns it is this response's.
+    session.events?.expectStream(res);
+    try {
+      return session.transport.handleRequest(req, res, body);
+    } finally {
+      session.events?.expectStream(undefined);
+    }
   }
 
   /**
@@ -262,6 +270,7 @@ export async function openSession(
   // Held before connect, so that concurrent initializes count against the cap at once.
   table.hold(id, {
     transport,
+    events: eventStore,
     address: who.address,
     caller: who.caller,
     tokenHash: sessionBinding(req),

@@ -1,4 +1,6 @@
-// The bounded event store behind resumable SSE streams: replay after an id, caps per stream and in total, expiry.
+// The bounded event store behind resumable SSE streams: replay after an id, caps per stream and in total, expiry; and
+// a POST's stream, whose messages are kept as they are while its response is written and copied only if it breaks off.
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedEventStore, EventBudget } from '../../../src/mcp/event-store.js';
@@ -120,5 +122,88 @@ describe('BoundedEventStore', () => {
     expect(await quiet.getStreamIdForEventId(kept)).toBe('q');
     busy.release();
     expect(budget.bytes).toBe(quiet.size().bytes);
+  });
+
+  describe("a stream written to a response (the SDK opens a POST's stream while expectStream names its response)", () => {
+    /** A response that closes when the test says, written to its end or broken off. */
+    class FakeResponse extends EventEmitter {
+      writableFinished = false;
+      close(finished: boolean): void {
+        this.writableFinished = finished;
+        this.emit('close');
+      }
+    }
+    const result = (rows: number): JSONRPCMessage => ({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: JSON.stringify({ rows: Array.from({ length: rows }, (_, i) => i) }) }],
+      },
+    });
+
+    async function openStream(store: BoundedEventStore, streamId: string) {
+      const res = new FakeResponse();
+      store.expectStream(res);
+      const priming = await store.storeEvent(streamId, {} as JSONRPCMessage);
+      store.expectStream(undefined);
+      return { res, priming };
+    }
+
+    it('copies nothing while the response is written, and keeps nothing once it was written to its end', async () => {
+      const budget = new EventBudget();
+      const store = new BoundedEventStore({}, Date.now, budget);
+      const { res, priming } = await openStream(store, 'post-1');
+      await store.storeEvent('post-1', result(500));
+      expect(store.size()).toMatchObject({ events: 2, bytes: 4 });
+      res.close(true);
+      expect(store.size()).toMatchObject({ events: 0, bytes: 0 });
+      expect(budget.bytes).toBe(0);
+      // Nothing is offered for a stream the client read to its end.
+      expect(await store.getStreamIdForEventId(priming)).toBeUndefined();
+      // A message the stream gets after its response ended is kept as any other, after the ones it had.
+      const late = await store.storeEvent('post-1', note(1));
+      expect(late).toBe('post-1_2');
+      expect(store.size().bytes).toBe(JSON.stringify(note(1)).length);
+    });
+
+    it('copies what a broken-off response held, as it was then, and replays it', async () => {
+      const store = new BoundedEventStore();
+      const { res, priming } = await openStream(store, 'post-2');
+      const answer = result(3);
+      await store.storeEvent('post-2', answer);
+      const copy = structuredClone(answer);
+      res.close(false);
+      expect(store.size().bytes).toBe(JSON.stringify(answer).length + 2);
+      // The copy was made when the response broke off: what the caller's object becomes later is not replayed.
+      (answer as { id: number }).id = 99;
+      expect((await replay(store, priming)).sent).toEqual([['post-2_1', copy]]);
+      // The answer that comes after the break is copied at once, and replayed after it.
+      await store.storeEvent('post-2', note(2));
+      expect((await replay(store, priming)).sent.map(([id]) => id)).toEqual(['post-2_1', 'post-2_2']);
+    });
+
+    it('replays a live stream from the messages it holds, and binds only the first stream opened while expected', async () => {
+      const store = new BoundedEventStore();
+      const res = new FakeResponse();
+      store.expectStream(res);
+      const priming = await store.storeEvent('post-3', {} as JSONRPCMessage);
+      await store.storeEvent('other', note(1));
+      store.expectStream(undefined);
+      await store.storeEvent('post-3', note(3));
+      expect((await replay(store, priming)).sent).toEqual([['post-3_1', note(3)]]);
+      // 'other' was not the expected response's stream: its message was copied at once.
+      expect(store.size().bytes).toBe(2 + JSON.stringify(note(1)).length + 2);
+    });
+
+    it('holds a response closed after its session: nothing is counted twice', async () => {
+      const budget = new EventBudget();
+      const store = new BoundedEventStore({}, Date.now, budget);
+      const { res } = await openStream(store, 'post-4');
+      await store.storeEvent('post-4', result(10));
+      store.release();
+      res.close(false);
+      expect(store.size()).toMatchObject({ events: 0, bytes: 0 });
+      expect(budget.bytes).toBe(0);
+    });
   });
 });
