@@ -63,6 +63,8 @@ export interface StreamResponse {
   once(event: 'close', listener: () => void): unknown;
   /** True once everything written was handed to the operating system (Node's ServerResponse has it). */
   readonly writableFinished: boolean;
+  /** True once it closed: its 'close' has been emitted already. */
+  readonly closed: boolean;
 }
 
 /** `<stream id>_<sequence>`; the SDK's stream ids contain underscores, so the last one separates. */
@@ -137,7 +139,8 @@ export class BoundedEventStore implements EventStore {
     if (!stream) {
       stream = { events: [], nextSeq: 0, lastStoredAt: now, live: false };
       this.streams.set(streamId, stream);
-      if (this.expected) this.follow(streamId, stream, this.expected);
+      // A response closed already (its client left before the stream began) will not say so again: copy as always.
+      if (this.expected && !this.expected.closed) this.follow(streamId, stream, this.expected);
       this.expected = undefined;
       this.forgetStreamsOverLimit();
     }

@@ -128,8 +128,10 @@ describe('BoundedEventStore', () => {
     /** A response that closes when the test says, written to its end or broken off. */
     class FakeResponse extends EventEmitter {
       writableFinished = false;
+      closed = false;
       close(finished: boolean): void {
         this.writableFinished = finished;
+        this.closed = true;
         this.emit('close');
       }
     }
@@ -193,6 +195,18 @@ describe('BoundedEventStore', () => {
       expect((await replay(store, priming)).sent).toEqual([['post-3_1', note(3)]]);
       // 'other' was not the expected response's stream: its message was copied at once.
       expect(store.size().bytes).toBe(2 + JSON.stringify(note(1)).length + 2);
+    });
+
+    it('copies at once the messages of a stream whose response had closed before the stream began', async () => {
+      const store = new BoundedEventStore();
+      const res = new FakeResponse();
+      res.close(false);
+      store.expectStream(res);
+      await store.storeEvent('post-5', {} as JSONRPCMessage);
+      store.expectStream(undefined);
+      await store.storeEvent('post-5', note(5));
+      // Counted at its size, under the limits, not held uncounted until it expires.
+      expect(store.size().bytes).toBe(2 + JSON.stringify(note(5)).length);
     });
 
     it('holds a response closed after its session: nothing is counted twice', async () => {
