@@ -4,10 +4,10 @@
 // Exit 0 when every scenario passes except those listed, with the reason, in tools/conformance/expected-failures.yml.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.mjs';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,17 +28,6 @@ function installSuite() {
   process.stderr.write(`conformance: installing ${SUITE} into ${suiteDir}\n`);
   const npm = spawnSync('npm', ['install', '--no-save', '--prefix', suiteDir, SUITE], { stdio: 'inherit' });
   if (npm.status !== 0 || !existsSync(suiteEntry)) fail(`could not install ${SUITE}`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = probe.address();
-        probe.close(() => resolve(port));
-      });
-  });
 }
 
 /** serve on the sandbox: the configured service, an MCP bearer token or an env file would change what is tested. */

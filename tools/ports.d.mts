@@ -6,5 +6,7 @@ export interface PortReservation {
 }
 /** A free loopback port, held until `release()` frees it for the program meant for it (just before it starts). */
 export function reservePort(): Promise<PortReservation>;
+/** A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). */
+export function freePort(): Promise<number>;
 /** True when process `pid` holds a socket listening on `port`; false while it does not (yet), or is gone. */
 export function listensOn(pid: number, port: number): boolean;

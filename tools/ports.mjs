@@ -1,7 +1,7 @@
-// Ports chosen beforehand for a program started later (a balancer whose address its replicas must know first): held
-// by a listener of ours until the program starts, and counted as the program's only once its own socket listens there
-// (read from /proc, Linux). Left free, in a parallel test run, a port may go to another test's server, which answers
-// in the program's place.
+// Loopback ports for the programs tests and benches start: one free now (freePort), or one chosen beforehand for a
+// program started later (a balancer whose address its replicas must know first), held by a listener of ours until the
+// program starts and counted as the program's only once its own socket listens there (read from /proc, Linux). Left
+// free, in a parallel test run, such a port may go to another test's server, which answers in the program's place.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -11,6 +11,13 @@ export async function reservePort() {
   await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address();
   return { port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
+}
+
+/** A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). */
+export async function freePort() {
+  const reserved = await reservePort();
+  await reserved.release();
+  return reserved.port;
 }
 
 /** The inodes of the sockets listening on `port`, any address, IPv4 and IPv6. */

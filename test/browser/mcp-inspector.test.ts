@@ -4,11 +4,11 @@
 // revisions. A client nobody here wrote: what it does on the wire is its own.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../tools/ports.mjs';
 import { launchChromium } from '../helpers/browser-host.mjs';
 import { type OAuthServe, startOAuthServe } from '../helpers/oauth-serve.js';
 
@@ -18,18 +18,6 @@ let serve: OAuthServe;
 let browser: Browser;
 let home: string;
 let callbackPort: number;
-
-/** A port free on loopback now, for the Inspector's own callback listener (it takes a port, not 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** One mcpdo command, in its own home (catalog, daemon socket, stored sign-ins), never opening a browser itself. */
 function mcpdo(...args: string[]): Promise<{ code: number; out: string }> {
@@ -71,6 +59,7 @@ async function stopDaemon(): Promise<void> {
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'forgeops-inspector-'));
+  // The Inspector's own callback listener takes a port, not 0.
   callbackPort = await freePort();
   [serve, browser] = await Promise.all([startOAuthServe(), launchChromium()]);
 }, 60_000);

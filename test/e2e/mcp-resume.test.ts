@@ -144,6 +144,25 @@ async function openSession(): Promise<Record<string, string>> {
   return session;
 }
 
+/** A tools/call of `session` whose answer is read as its SSE stream. */
+function callTool(session: Record<string, string>, id: number, name: string, args: Record<string, unknown>) {
+  return openSse(server.url, 'POST', session, {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+}
+
+/** The status of a GET that resumes after `lastEventId`; its stream is not waited for (a 200 would be endless). */
+async function resumeStatus(session: Record<string, string>, lastEventId: string): Promise<number> {
+  const answer = await fetch(server.url, {
+    headers: { ...session, accept: 'text/event-stream', 'last-event-id': lastEventId },
+  });
+  await answer.body?.cancel();
+  return answer.status;
+}
+
 describe('resumable Streamable HTTP streams', () => {
   it('primes each call stream with an event id and a retry interval', async () => {
     const session = await openSession();
@@ -156,12 +175,7 @@ describe('resumable Streamable HTTP streams', () => {
   it('replays what a dropped tool call stream missed to a client reconnecting with Last-Event-ID', async () => {
     const session = await openSession();
     // A destructive call waits for the human: its stream carries the question, then the result.
-    const call = await openSse(server.url, 'POST', session, {
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: 999999 } },
-    });
+    const call = await callTool(session, 7, 'delete_pipeline', { id: 'acme/web', pipeline_id: 999999 });
     expect(call.headers['content-type']).toMatch(/text\/event-stream/);
     const { event: questionEvent, message: question } = await nextMessage(call);
     expect(question).toMatchObject({ method: 'elicitation/create' });
@@ -188,21 +202,12 @@ describe('resumable Streamable HTTP streams', () => {
 
   it('keeps nothing of a stream written to its end: its client has it all, and resuming it is refused', async () => {
     const session = await openSession();
-    const call = await openSse(server.url, 'POST', session, {
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'tools/call',
-      params: { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } },
-    });
+    const call = await callTool(session, 3, 'list_pipelines', { id: 'acme/web', per_page: 2 });
     const priming = await call.next();
     const { message } = await nextMessage(call);
     expect(message).toMatchObject({ id: 3, result: { structuredContent: { items: expect.any(Array) } } });
     // The server ends the stream after the answer; by the time a client asks again, nothing of it is held.
-    const again = await fetch(server.url, {
-      headers: { ...session, accept: 'text/event-stream', 'last-event-id': priming.id! },
-    });
-    await again.body?.cancel();
-    expect(again.status).toBe(400);
+    expect(await resumeStatus(session, priming.id!)).toBe(400);
   });
 
   it("sends a call's log lines on the call's own stream, once the client set a level", async () => {
@@ -210,12 +215,7 @@ describe('resumable Streamable HTTP streams', () => {
     expect(
       await post(server.url, session, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }),
     ).toBe(200);
-    const call = await openSse(server.url, 'POST', session, {
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } },
-    });
+    const call = await callTool(session, 2, 'create_pipeline', { id: 'acme/web', ref: 'main' });
     const first = await nextMessage(call);
     const second = await nextMessage(call);
     call.drop();
@@ -229,11 +229,6 @@ describe('resumable Streamable HTTP streams', () => {
 
   it('refuses to resume from an id it does not hold, rather than pretend nothing was missed', async () => {
     const session = await openSession();
-    const answer = await fetch(server.url, {
-      headers: { ...session, accept: 'text/event-stream', 'last-event-id': 'no-such-stream_3' },
-    });
-    // A 200 here would be an endless stream: do not wait for its end.
-    await answer.body?.cancel();
-    expect(answer.status).toBe(400);
+    expect(await resumeStatus(session, 'no-such-stream_3')).toBe(400);
   });
 });

@@ -3,21 +3,12 @@
 // by its PID.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listensOn, type PortReservation } from '../../tools/ports.mjs';
-
-export { reservePort } from '../../tools/ports.mjs';
 import { onOutput } from './child-output.js';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort, reservePort } from '../../tools/ports.mjs';
 
 export interface Balancer {
   url: string;

@@ -4,9 +4,11 @@
 import { tmpdir } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { freePort } from '../ports.mjs';
+
+export { freePort };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The build under test; FORGEOPS_BENCH_BASE_CLI names an older one to compare with (see serve-cpu.mjs). */
@@ -47,16 +49,6 @@ export async function stop(started) {
 }
 export async function cleanup() {
   await Promise.all([...children].map((child) => stop({ child, exited: new Promise((r) => child.once('exit', r)) })));
-}
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = probe.address();
-        probe.close(() => resolve(port));
-      });
-  });
 }
 
 /** Waits until `text` shows in the child's output (bounded: 200 tries of 50 ms). */

@@ -10,6 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../ports.mjs';
 import { smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,14 +103,6 @@ const slackUrl = `http://127.0.0.1:${fakeSlack.address().port}`;
 // runs in a child process of its own, like the bot, so that neither side shares an event loop with this script.
 const TRIVIAL_SERVER = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200).end()); })
   .listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
-
-async function freePort() {
-  const probe = createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 // ---- requests as Slack makes them ----
 function commandBody(text, responseUrl) {
