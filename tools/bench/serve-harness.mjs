@@ -1,14 +1,11 @@
 // What the benches of `forgeops serve` share (sessions.mjs, serve-cpu.mjs, sign-in.mjs): children stopped on every exit
-// path, free ports, serve of a given build started against a code host, a raw MCP client over HTTP (no client
+// path, serve of a given build started against a code host, a raw MCP client over HTTP (no client
 // library's cost in the load), a load of concurrent sessions, and a process's CPU time and RSS from /proc.
 import { tmpdir } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { freePort } from '../ports.mjs';
-
-export { freePort };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The build under test; FORGEOPS_BENCH_BASE_CLI names an older one to compare with (see serve-cpu.mjs). */
@@ -75,19 +72,21 @@ export function processStats(pid) {
   };
 }
 
-/** `forgeops serve` of the build `cli` on a free port (or env.FORGEOPS_PORT), against `sandboxUrl`, with the maintainer's token unless `env` says otherwise. */
+/**
+ * `forgeops serve` of the build `cli` against `sandboxUrl`, with the maintainer's token unless `env` says otherwise,
+ * on the port it prints: one the system gives it as it binds (a port chosen here and bound later might be given to
+ * another program meanwhile), or env.FORGEOPS_PORT when the code host must know it beforehand (an OAuth redirect URI).
+ */
 export async function startServe(sandboxUrl, env = {}, cli = thisCli) {
-  // A port chosen beforehand (FORGEOPS_PORT) when the code host must know it, e.g. in an OAuth redirect URI.
-  const port = env.FORGEOPS_PORT ? Number(env.FORGEOPS_PORT) : await freePort();
   const serve = startChild(process.execPath, [cli, 'serve'], {
     CODEHOST_URL: sandboxUrl,
     CODEHOST_TOKEN: TOKEN,
-    FORGEOPS_PORT: String(port),
+    FORGEOPS_PORT: '0',
     FORGEOPS_MAX_SESSIONS: '1200',
     FORGEOPS_LOG_LEVEL: 'warn',
     ...env,
   });
-  await waitFor(serve, /MCP endpoint|http:\/\/127\.0\.0\.1:\d+\/mcp/, 'forgeops serve');
+  const port = Number((await waitFor(serve, /http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'forgeops serve'))[1]);
   return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
 }
 

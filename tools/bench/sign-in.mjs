@@ -9,17 +9,9 @@
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../ports.mjs';
 import { numbers, smoke } from './args.mjs';
-import {
-  cleanup,
-  runBench,
-  dropConnections,
-  freePort,
-  loadOnServe,
-  sessionClient,
-  startServe,
-  stop,
-} from './serve-harness.mjs';
+import { cleanup, runBench, dropConnections, loadOnServe, sessionClient, startServe, stop } from './serve-harness.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SESSIONS = smoke ? 2 : Math.max(1, numbers[0] ?? 50);
