@@ -24,6 +24,11 @@ export interface RuntimeOptions {
    * back to; default the one of FORGEOPS_HOST and FORGEOPS_PORT (forgeopsUrl).
    */
   publicUrl?: string;
+  /**
+   * The port this process is about to listen on (serve's, the Slack bot's), which the embedded sandbox must not be
+   * handed while picking a free one before that listener binds it.
+   */
+  ownPort?: number;
 }
 
 export interface Runtime {
@@ -105,7 +110,12 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     };
     return { client, serviceLabel: shown, service, close: () => client.close() };
   }
-  return embeddedSandboxRuntime(config, log, options.publicUrl ?? forgeopsUrl(config.server.host, config.server.port));
+  return embeddedSandboxRuntime(
+    config,
+    log,
+    options.publicUrl ?? forgeopsUrl(config.server.host, config.server.port),
+    options.ownPort,
+  );
 }
 
 /** The sandbox's registrations of forgeops's two applications. */
@@ -152,11 +162,12 @@ function clientInfo(app: Application, withSecret: boolean): SandboxOAuthClient {
  * Seeding the sandbox's git repositories takes a second or more; an MCP client should not wait for that to see
  * the tools. So the sandbox starts in the background and the first request waits for it.
  */
-function embeddedSandboxRuntime(config: Config, log: Logger, publicUrl: string): Runtime {
+function embeddedSandboxRuntime(config: Config, log: Logger, publicUrl: string, ownPort?: number): Runtime {
   const starting = (async () => {
     const { startSandbox } = await import('./sandbox/server.js');
     const sandbox = await startSandbox({
       port: 0,
+      avoidPorts: ownPort ? [ownPort] : [],
       log: (line) => log.debug(`sandbox: ${line}`),
       applications: forgeopsApplications(publicUrl),
     });

@@ -51,6 +51,7 @@ async function serveParts(config: Config, values: ParsedOptions, log: Logger, wh
   // The sandbox's "forgeops" application sends people back to this server's callback.
   const runtime = await createRuntime(config, log, {
     publicUrl: config.identity.publicUrl ?? forgeopsUrl(where.host, where.port),
+    ownPort: where.port,
   });
   const slack = await startSlackBeside(
     config,

@@ -3,7 +3,7 @@
 // parameters read as the service reads them, fault injection and a request log.
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,11 @@ import { Store, type User } from './core/store.js';
 export interface SandboxOptions {
   /** 0 (default) picks a free port. */
   port?: number;
+  /**
+   * Ports a picked port must not be (with port 0): the one the process that embeds the sandbox is about to listen
+   * on, which the system may hand out until that process binds it.
+   */
+  avoidPorts?: readonly number[];
   /** Default 127.0.0.1. */
   host?: string;
   /** Where repositories live; default a fresh temporary directory, removed on close. */
@@ -347,14 +352,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenAvoiding(server, host, options.port ?? 0, options.avoidPorts ?? []);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   http.baseUrl = baseUrl;
   store.baseUrl = baseUrl;
@@ -390,6 +388,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     registerApplication: (input) => registerApplication(store, input),
     close,
   };
+}
+
+/** Listens on `port`, or with 0 on a port the system picks that is none of `avoid` (bounded: 16 picks). */
+export async function listenAvoiding(
+  server: Server,
+  host: string,
+  port: number,
+  avoid: readonly number[],
+): Promise<number> {
+  for (let pick = 0; pick < 16; pick++) {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    if (port !== 0 || !avoid.includes(bound)) return bound;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  throw new Error(`the system kept picking a port the sandbox must not take (${avoid.join(', ')})`);
 }
 
 /**

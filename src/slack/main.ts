@@ -123,7 +123,7 @@ export async function startSlackBot(
   const runtime =
     options.runtime ??
     // The embedded sandbox's "forgeops" application sends people back to this bot's callback.
-    (await createRuntime(config, log, { publicUrl: publicUrl() }));
+    (await createRuntime(config, log, { publicUrl: publicUrl(), ownPort: options.port }));
   const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
   const sandboxInfo = runtime.sandbox ? await runtime.sandbox() : undefined;
   const people = slackPeople(config, log, settings, state.store, runtime, sandboxInfo, publicUrl);
