@@ -139,13 +139,13 @@ function diffSections(items: Fields[], max: number, notes: string[]): ChatSectio
 /**
  * Paging facts as a note, and Next page as an exact call when the list has page numbers. A page shown only in part
  * (a chat reply holds `maxItems` lines) reads on from the first line not shown, not from the page after it: what was
- * cut must stay reachable.
+ * cut must stay reachable. Of the `read` items, `shown` are in the reply: named, as two counts side by side are
+ * easily swapped.
  */
 function paging(
   op: Operation,
   input: Record<string, unknown>,
-  shown: number,
-  read: number,
+  { shown, read }: { shown: number; read: number },
   page: PageInfo | undefined,
 ): { notes: string[]; actions: FollowUp[] } {
   const cut = shown < read;
@@ -398,7 +398,7 @@ export function presentOutcome(
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);
   const items = Array.isArray(result.data) ? result.data.length : 0;
-  const more = paging(op, input, Math.min(items, max.maxItems), items, result.page);
+  const more = paging(op, input, { shown: Math.min(items, max.maxItems), read: items }, result.page);
   // Whatever the service answered, a reply a person can read: each part and the whole within bounds.
   return boundMessage(
     {
