@@ -104,6 +104,11 @@ export class BoundedEventStore implements EventStore {
   private order = 0;
   /** The response the next new stream is written to, while the SDK starts a POST's stream (see expectStream). */
   private expected?: StreamResponse;
+  /**
+   * Nothing held is due to expire before this time, so expire() walks the streams only from then: a session keeps a
+   * stream for each of its calls of the last five minutes, and walking them all on every event cost more than the rest.
+   */
+  private nextExpiryAt = Number.POSITIVE_INFINITY;
 
   constructor(
     limits: Partial<EventStoreLimits> = {},
@@ -119,6 +124,7 @@ export class BoundedEventStore implements EventStore {
     this.streams.clear();
     this.events = 0;
     this.bytes = 0;
+    this.nextExpiryAt = Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -156,6 +162,7 @@ export class BoundedEventStore implements EventStore {
     };
     stream.events.push(event);
     stream.lastStoredAt = now;
+    this.nextExpiryAt = Math.min(this.nextExpiryAt, now + this.limits.ttlMs);
     this.events += 1;
     this.count(event.bytes);
     while (stream.events.length > this.limits.maxEventsPerStream) this.dropOldest(stream);
@@ -250,11 +257,15 @@ export class BoundedEventStore implements EventStore {
 
   /** Events past their time go; so do streams with nothing left that have been quiet as long. */
   private expire(now: number): void {
+    if (now < this.nextExpiryAt) return;
     const cutoff = now - this.limits.ttlMs;
+    let oldestKept = Number.POSITIVE_INFINITY;
     for (const [id, stream] of this.streams) {
       while (stream.events.length > 0 && stream.events[0].storedAt <= cutoff) this.dropOldest(stream);
       if (stream.events.length === 0 && stream.lastStoredAt <= cutoff) this.streams.delete(id);
+      else oldestKept = Math.min(oldestKept, stream.events[0]?.storedAt ?? stream.lastStoredAt);
     }
+    this.nextExpiryAt = oldestKept + this.limits.ttlMs;
   }
 
   /** Insertion order is opening order: the streams forgotten first are the oldest. */

@@ -93,6 +93,28 @@ describe('BoundedEventStore', () => {
     expect(store.size()).toEqual({ streams: 1, events: 1, bytes: JSON.stringify(note(2)).length });
   });
 
+  it('forgets each event on its own time, also after a walk that forgot others (the walk waits for the next due)', async () => {
+    const { store, clock } = storeAt({ ttlMs: 60_000 });
+    await store.storeEvent('a', note(1));
+    clock.now += 30_000;
+    const second = await store.storeEvent('b', note(2));
+    clock.now += 30_000;
+    expect(store.size()).toMatchObject({ streams: 2, events: 2 });
+    expect(await store.getStreamIdForEventId(second)).toBe('b');
+    expect(store.size()).toMatchObject({ streams: 1, events: 1 });
+    clock.now += 29_999;
+    expect(await store.getStreamIdForEventId(second)).toBe('b');
+    clock.now += 1;
+    expect(await store.getStreamIdForEventId(second)).toBeUndefined();
+    expect(store.size()).toMatchObject({ streams: 0, events: 0, bytes: 0 });
+    // An empty store starts over: a new event is due a full ttl after it was stored.
+    const third = await store.storeEvent('c', note(3));
+    clock.now += 59_999;
+    expect(await store.getStreamIdForEventId(third)).toBe('c');
+    clock.now += 1;
+    expect(await store.getStreamIdForEventId(third)).toBeUndefined();
+  });
+
   it('remembers at most maxStreams streams, forgetting the oldest', async () => {
     const { store } = storeAt({ maxStreams: 2 });
     const first = await store.storeEvent('one', note(1));
