@@ -8,5 +8,10 @@ export interface PortReservation {
 export function reservePort(): Promise<PortReservation>;
 /** A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). */
 export function freePort(): Promise<number>;
+/**
+ * What `start(port)` answers, on a port free when chosen; tried again on a new port when its error says the port was
+ * taken meanwhile (`attempts` in all), any other error thrown at once. `start` stops what it started before it throws.
+ */
+export function onFreePort<T>(start: (port: number) => Promise<T>, attempts?: number): Promise<T>;
 /** True when process `pid` holds a socket listening on `port`; false while it does not (yet), or is gone. */
 export function listensOn(pid: number, port: number): boolean;

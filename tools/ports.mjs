@@ -1,7 +1,8 @@
-// Loopback ports for the programs tests and benches start: one free now (freePort), or one chosen beforehand for a
-// program started later (a balancer whose address its replicas must know first), held by a listener of ours until the
-// program starts and counted as the program's only once its own socket listens there (read from /proc, Linux). Left
-// free, in a parallel test run, such a port may go to another test's server, which answers in the program's place.
+// Loopback ports for the programs tests and benches start: one free now (freePort; onFreePort starts the program again
+// on a new one if another program was given it first), or one chosen beforehand for a program started later (a
+// balancer whose address its replicas must know first), held by a listener of ours until the program starts and
+// counted as the program's only once its own socket listens there (read from /proc, Linux). Left free, in a parallel
+// test run, such a port may go to another test's server, which answers in the program's place.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -18,6 +19,27 @@ export async function freePort() {
   const reserved = await reservePort();
   await reserved.release();
   return reserved.port;
+}
+
+/** What a program says when its port was taken: forgeops ("port N on H is in use"), Node, and redis-server or haproxy. */
+const PORT_TAKEN = /is in use|EADDRINUSE|Address already in use/;
+
+/**
+ * What `start(port)` answers, on a port free when chosen: for a program that must know its port before it listens
+ * (one that can bind port 0 and say which port it got needs none of this). Between the choice and the bind, another
+ * program of a parallel test run may be given that port; a start that fails so (its error says the port is in use)
+ * is tried again on a new port, `attempts` times in all, and then its last error is thrown. Any other error is thrown
+ * at once. `start` must stop whatever it started before it throws: a retry starts it all again.
+ */
+export async function onFreePort(start, attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= attempts || !PORT_TAKEN.test(error instanceof Error ? error.message : String(error))) throw error;
+    }
+  }
 }
 
 /** The inodes of the sockets listening on `port`, any address, IPv4 and IPv6. */
