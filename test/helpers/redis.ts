@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { freePort } from './balancers.js';
+import { listensOn, onFreePort } from '../../tools/ports.mjs';
+import { onOutput } from './child-output.js';
 
 export interface RedisServer {
   url: string;
@@ -71,17 +72,34 @@ async function spawnRedis(port: number, dataDir: string | undefined): Promise<Ru
       '--loglevel',
       'warning',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Its log (stdout) says why it stopped: "Address already in use" when another program was given the port first.
+  let output = '';
+  onOutput(child, (chunk) => {
+    output += chunk;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Bounded: 200 tries of 25 ms.
-  for (let i = 0; i < 200; i++) {
-    if (await pong(port)) break;
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} before answering`);
+  // Closed once its output is all read: its last words may come after its exit.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Bounded: 200 tries of 25 ms. Its own socket must listen there, not just any that answers PING: another test's
+  // redis-server, given the port first, would answer in its place.
+  for (let i = 0; ; i++) {
+    if (child.pid !== undefined && listensOn(child.pid, port) && (await pong(port))) return { child, exited };
+    const failure =
+      child.exitCode !== null || child.signalCode !== null
+        ? `redis-server exited with ${child.exitCode ?? child.signalCode} before answering`
+        : i >= 200
+          ? 'redis-server did not answer PING within 5 s'
+          : undefined;
+    if (failure) {
+      // Stopped before saying so: a caller starting it again on another port leaves nothing running behind.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await closed;
+      throw new Error(`${failure}: ${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 25));
-    if (i === 199) throw new Error('redis-server did not answer PING within 5 s');
   }
-  return { child, exited };
 }
 
 /**
@@ -94,9 +112,15 @@ export async function startRedis(options: { port?: number; keepData?: boolean } 
       'redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)',
     );
   }
-  const port = options.port ?? (await freePort());
   const dataDir = options.keepData ? mkdtempSync(join(tmpdir(), 'forgeops-redis-')) : undefined;
-  let running: Running | undefined = await spawnRedis(port, dataDir);
+  const start = async (port: number) => ({ port, running: await spawnRedis(port, dataDir) });
+  // A free port, chosen again if another program was given it before redis-server bound it; a port given is kept.
+  const first = await (options.port === undefined ? onFreePort(start) : start(options.port)).catch((error: unknown) => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  const { port } = first;
+  let running: Running | undefined = first.running;
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
