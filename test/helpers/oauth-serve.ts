@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './balancers.js';
+import { listensOn, onFreePort } from '../../tools/ports.mjs';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -17,8 +17,16 @@ export interface OAuthServe {
   stop(): void;
 }
 
-export async function startOAuthServe(env: Record<string, string> = {}): Promise<OAuthServe> {
-  const port = await freePort();
+/**
+ * In OAuth mode serve must know its port before it listens (its issuer and the redirect URI it gives the sandbox hold
+ * it), so it cannot bind port 0: it is started on a free port, and again on a new one if another program was given
+ * that port first.
+ */
+export function startOAuthServe(env: Record<string, string> = {}): Promise<OAuthServe> {
+  return onFreePort((port) => startOAuthServeOn(port, env));
+}
+
+async function startOAuthServeOn(port: number, env: Record<string, string>): Promise<OAuthServe> {
   const base = `http://127.0.0.1:${port}`;
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
@@ -31,12 +39,18 @@ export async function startOAuthServe(env: Record<string, string> = {}): Promise
   child.stderr!.on('data', (d: Buffer) => {
     output += d.toString();
   });
-  // Bounded: 400 checks of 50 ms, until the sandbox is up, the service answers and the banner is out.
-  for (let i = 0; i < 400; i++) {
-    const ready = await fetch(`${base}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
+  // Closed once its output is all read: why it stopped ("port … is in use") may come after its exit.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Bounded: 400 checks of 50 ms, until the sandbox is up, the service answers and the banner is out; or it stopped.
+  for (let i = 0; i < 400 && child.exitCode === null && child.signalCode === null; i++) {
+    // Its own socket on the port: another program given the port first may answer /readyz in its place.
+    const ready =
+      child.pid !== undefined &&
+      listensOn(child.pid, port) &&
+      (await fetch(`${base}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      ));
     const sandboxUrl = /embedded sandbox at (http:\/\/\S+)/.exec(output)?.[1];
     if (ready && sandboxUrl) {
       return {
@@ -50,6 +64,7 @@ export async function startOAuthServe(env: Record<string, string> = {}): Promise
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');
+  await closed;
   throw new Error(`serve did not become ready:\n${output}`);
 }
 
