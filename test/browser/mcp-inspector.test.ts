@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../tools/ports.mjs';
+import { onFreePort } from '../../tools/ports.mjs';
 import { launchChromium } from '../helpers/browser-host.mjs';
 import { type OAuthServe, startOAuthServe } from '../helpers/oauth-serve.js';
 
@@ -17,7 +17,8 @@ const MCPDO = join('node_modules', '@modelcontextprotocol', 'inspector', 'client
 let serve: OAuthServe;
 let browser: Browser;
 let home: string;
-let callbackPort: number;
+/** The port of the Inspector's callback listener, chosen when it first connects. */
+let callbackPort = 0;
 
 /** One mcpdo command, in its own home (catalog, daemon socket, stored sign-ins), never opening a browser itself. */
 function mcpdo(...args: string[]): Promise<{ code: number; out: string }> {
@@ -59,8 +60,6 @@ async function stopDaemon(): Promise<void> {
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'forgeops-inspector-'));
-  // The Inspector's own callback listener takes a port, not 0.
-  callbackPort = await freePort();
   [serve, browser] = await Promise.all([startOAuthServe(), launchChromium()]);
 }, 60_000);
 
@@ -107,7 +106,18 @@ async function actingAs(): Promise<string | undefined> {
 
 describe('the MCP Inspector connects by URL and signs the person in', () => {
   it('registers, sends the person through forgeops consent and the code host, and acts as them', async () => {
-    const connected = await mcpdo('connect', serve.mcpUrl);
+    // The Inspector's callback listener takes the port it is told, not 0, when it connects: chosen free, and chosen
+    // again if another program was given it first (the connect then kept nothing; its daemon, told the old port, is
+    // stopped).
+    const connected = await onFreePort(async (port) => {
+      callbackPort = port;
+      const answer = await mcpdo('connect', serve.mcpUrl);
+      if (answer.out.includes('EADDRINUSE')) {
+        await stopDaemon();
+        throw new Error(answer.out);
+      }
+      return answer;
+    });
     expect(connected.out).toMatch(/Auth: OAuth \(not authorized\)/);
     const signInUrl = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(connected.out)?.[1];
     expect(signInUrl, connected.out).toBeDefined();
