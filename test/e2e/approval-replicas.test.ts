@@ -5,23 +5,21 @@ import { tmpdir } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/balancers.js';
 import { answerPage, deletesOf, newPipeline, openPage, PROJECT } from '../helpers/approval.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { connectClient } from '../safety/mcp-harness.js';
-import { onOutput } from '../helpers/child-output.js';
+import { onOutput, servedAt } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const env = useSandbox();
 let redis: RedisServer;
 const replicas: Array<{ base: string; child: ChildProcess; log: () => string; exited: Promise<number | null> }> = [];
 
+/** Replica `name` on a port the system gives it as it binds, once ready. */
 async function startReplica(name: string) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   let log = '';
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
     env: {
       PATH: process.env.PATH ?? '',
       TMPDIR: tmpdir(),
@@ -37,13 +35,15 @@ async function startReplica(name: string) {
     log += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // Bounded: 400 checks of 50 ms.
+  // Bounded: 400 checks of 50 ms: its address once it prints it, then ready.
   for (let i = 0; i < 400; i++) {
+    const base = servedAt(log);
     if (
-      await fetch(`${base}/readyz`).then(
+      base &&
+      (await fetch(`${base}/readyz`).then(
         (r) => r.status === 200,
         () => false,
-      )
+      ))
     )
       return { base, child, log: () => log, exited };
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -14,10 +14,9 @@ import { HttpClient } from '../../src/http/client.js';
 import { statusUri } from '../../src/mcp/status-resource.js';
 import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { freePort } from '../helpers/balancers.js';
 import { connectClient } from '../safety/mcp-harness.js';
 import { callAnsweringYes } from '../helpers/call-as-yes.js';
-import { onOutput } from '../helpers/child-output.js';
+import { onOutput, servedAt } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const WEB = 'acme/web';
@@ -52,12 +51,11 @@ function forgeopsEnv(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-/** `forgeops serve` on a free loopback port, once ready. */
+/** `forgeops serve` on a loopback port the system gives it as it binds, once ready. */
 async function startServe(
   extra: Record<string, string>,
 ): Promise<{ base: string; child: ChildProcess; output: () => string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
     env: forgeopsEnv(extra),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -66,14 +64,15 @@ async function startServe(
   onOutput(child, (chunk) => {
     output += chunk;
   });
-  const base = `http://127.0.0.1:${port}`;
-  // Bounded: 200 checks of 50 ms.
+  // Bounded: 200 checks of 50 ms: its address once it prints it, then ready.
   for (let i = 0; i < 200; i++) {
+    const base = servedAt(output);
     if (
-      await fetch(`${base}/readyz`).then(
+      base &&
+      (await fetch(`${base}/readyz`).then(
         (r) => r.status === 200,
         () => false,
-      )
+      ))
     )
       return { base, child, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 50));

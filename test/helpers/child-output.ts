@@ -6,3 +6,11 @@ export function onOutput(child: ChildProcess, keep: (text: string) => void): voi
   child.stdout?.on('data', (chunk: Buffer) => keep(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => keep(chunk.toString()));
 }
+
+/**
+ * Where `forgeops serve` started with `--port 0` listens (http://127.0.0.1:PORT), read from the banner it prints once
+ * it does: the system gives it the port as it binds, so no other program can be given that port first.
+ */
+export function servedAt(output: string): string | undefined {
+  return /forgeops MCP server: (http:\/\/\S+)\/mcp/.exec(output)?.[1];
+}
