@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { freePort, reservePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { reservePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { servedAt } from '../helpers/child-output.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import {
@@ -38,11 +39,14 @@ const replicas = new Map<string, ChildProcess>();
 const logs = new Map<string, string>();
 const dirs: string[] = [];
 
-/** `forgeops serve` as replica `id` on `port`, in the foreground, its output kept for the failure message. */
-async function startReplica(id: string, port: number, balancerPort: number): Promise<void> {
+/**
+ * `forgeops serve` as replica `id`, in the foreground, its output kept for the failure message; its port once ready,
+ * one the system gave it as it bound (no other program can be given it first).
+ */
+async function startReplica(id: string, balancerPort: number): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), `forgeops-${id}-`));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
     cwd: '/',
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -68,15 +72,21 @@ async function startReplica(id: string, port: number, balancerPort: number): Pro
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   replicas.set(id, child);
-  await eventually(
-    async () =>
-      (await fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )) || undefined,
+  const base = await eventually(
+    async () => {
+      const base = servedAt(logs.get(id)!);
+      const ready =
+        base !== undefined &&
+        (await fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+      return ready ? base : undefined;
+    },
     20_000,
     `replica ${id} to be ready (its output: ${logs.get(id)})`,
   );
+  return Number(new URL(base).port);
 }
 
 beforeAll(async () => {
@@ -86,9 +96,8 @@ beforeAll(async () => {
   // The balancer's port is held until it starts: the replicas take seconds, and a free port may be given away meanwhile.
   const reserved = await reservePort();
   const { port } = reserved;
-  const ports = [await freePort(), await freePort()];
-  await startReplica('r1', ports[0], port);
-  await startReplica('r2', ports[1], port);
+  // The replicas need not know their ports beforehand: the balancer's config is written once they listen.
+  const ports = [await startReplica('r1', port), await startReplica('r2', port)];
   const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8')
     .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
     .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`)
