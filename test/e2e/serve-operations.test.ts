@@ -5,12 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { modernClient, text } from '../helpers/mcp-v2.js';
 import { connectClient, initializeBody, rawRequest } from '../safety/mcp-harness.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { onOutput } from '../helpers/child-output.js';
+import { onOutput, servedAt } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let redis: RedisServer;
@@ -21,9 +20,10 @@ let exited: Promise<number | null>;
 
 beforeAll(async () => {
   redis = await startRedis();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+  // Port 0, its address read from its banner: the system gives serve the port as it binds, and no other program can
+  // be given it first. Nothing needs the port beforehand: without FORGEOPS_SECRET the Slack bot offers no sign-in
+  // through the code host (whose redirect URI would hold it).
+  serve = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
     env: {
       PATH: process.env.PATH ?? '',
       TMPDIR: tmpdir(),
@@ -41,13 +41,19 @@ beforeAll(async () => {
     output += chunk;
   });
   exited = new Promise((resolve) => serve.once('exit', (code) => resolve(code)));
-  // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.
+  // Bounded: 400 checks of 50 ms, until serve has said where it listens, the sandbox is up and the service answers.
   for (let i = 0; i < 400; i++) {
-    const ready = await fetch(`${base}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return;
+    const at = servedAt(output);
+    const ready =
+      at !== undefined &&
+      (await fetch(`${at}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      ));
+    if (ready) {
+      base = at;
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`serve did not become ready:\n${output}`);
