@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { MemoryStore, type StateStore } from '../../src/state/store.js';
-import { freePort } from '../helpers/balancers.js';
+import { onFreePort } from '../../tools/ports.mjs';
 import { testServerOptions } from '../helpers/mcp.js';
 import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
@@ -51,15 +51,21 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** Two replicas, each with its own store handle (the same store, or connections to one Redis). */
-async function startReplicas(stores: [StateStore, StateStore]) {
+/**
+ * Two replicas, each with its own store handle (the same store, or connections to one Redis). Their shared address,
+ * as a balancer in front gives them one, is the first replica's: the redirect URI at the code host holds it, so it is
+ * chosen before that replica listens, and chosen again if another program was given it first.
+ */
+function startReplicas(stores: [StateStore, StateStore]) {
+  return onFreePort((port) => startReplicasOn(port, stores));
+}
+
+async function startReplicasOn(port: number, stores: [StateStore, StateStore]) {
   const [app] = sandbox.applications;
   const replicas: McpHttpServer[] = [];
   const vaults: TokenVault[] = [];
   const codeHosts: CodeHostOAuth[] = [];
   const refreshes: string[] = [];
-  // The replicas' shared address, as a balancer in front gives them one: the first replica's.
-  const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   // Each replica's own client of the code host, counting the refreshes it sends.
   const countingFetch =
@@ -116,6 +122,10 @@ async function startReplicas(stores: [StateStore, StateStore]) {
             ...testServerOptions(personTransport(service, vault, person!)),
             tools: ['get_current_user'],
           }),
+      }).catch(async (error: unknown) => {
+        // None left listening: a start on a new port begins again (the stores are the caller's).
+        for (const replica of replicas) await replica.close();
+        throw error;
       }),
     );
   }
