@@ -19,7 +19,7 @@ import { SlackConnectPages } from '../../src/slack/connect-pages.js';
 import { Identities } from '../../src/slack/identity.js';
 import { listenForPages } from '../../src/slack/main.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { freePort } from '../helpers/balancers.js';
+import { onFreePort } from '../../tools/ports.mjs';
 import { useSandbox } from '../helpers/mcp.js';
 import { FORGEOPS_APPLICATION, pressContinue, signInAt, signInThrough } from '../helpers/slack-connect.js';
 
@@ -33,10 +33,15 @@ let listener: { url: string; close(): Promise<void> } | undefined;
 let connect: SlackConnect;
 let identities: Identities;
 
+// The listener's address is in the redirect URI, so its port is chosen first, and chosen again if another program
+// was given it before the listener bound it.
 beforeAll(async () => {
+  await onFreePort(listenOn);
+});
+
+/** The Connect pages listening on `port`, the code host sending people back there. */
+async function listenOn(port: number): Promise<void> {
   const app = env.sandbox.applications[0];
-  // The listener's address is in the redirect URI, so its port is chosen first.
-  const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   const oauth = new CodeHostOAuth({
     url: env.sandbox.url,
@@ -64,7 +69,7 @@ beforeAll(async () => {
   });
   listener = await listenForPages(pages, new ReadinessProbe([]), port, '127.0.0.1');
   expect(listener.url).toBe(publicUrl);
-});
+}
 afterAll(async () => {
   await listener?.close();
   await store.close();
