@@ -27,8 +27,9 @@ export function startChild(command, args, env = {}) {
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
+  // Once closed: exited, and all it wrote read (why it stopped may come after the exit itself).
   const exited = new Promise((resolve) =>
-    child.once('exit', () => {
+    child.once('close', () => {
       children.delete(child);
       resolve();
     }),
@@ -45,7 +46,7 @@ export async function stop(started) {
   if (!gone) started.child.kill('SIGKILL');
 }
 export async function cleanup() {
-  await Promise.all([...children].map((child) => stop({ child, exited: new Promise((r) => child.once('exit', r)) })));
+  await Promise.all([...children].map((child) => stop({ child, exited: new Promise((r) => child.once('close', r)) })));
 }
 
 /** Waits until `text` shows in the child's output (bounded: 200 tries of 50 ms). */
@@ -75,7 +76,8 @@ export function processStats(pid) {
 /**
  * `forgeops serve` of the build `cli` against `sandboxUrl`, with the maintainer's token unless `env` says otherwise,
  * on the port it prints: one the system gives it as it binds (a port chosen here and bound later might be given to
- * another program meanwhile), or env.FORGEOPS_PORT when the code host must know it beforehand (an OAuth redirect URI).
+ * another program meanwhile), or env.FORGEOPS_PORT when the code host must know it beforehand (an OAuth redirect URI:
+ * start it with onFreePort, which tries a new port when another program was given that one first).
  */
 export async function startServe(sandboxUrl, env = {}, cli = thisCli) {
   const serve = startChild(process.execPath, [cli, 'serve'], {
@@ -86,7 +88,13 @@ export async function startServe(sandboxUrl, env = {}, cli = thisCli) {
     FORGEOPS_LOG_LEVEL: 'warn',
     ...env,
   });
-  const port = Number((await waitFor(serve, /http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'forgeops serve'))[1]);
+  const printed = await waitFor(serve, /http:\/\/127\.0\.0\.1:(\d+)\/mcp/, 'forgeops serve').catch(async () => {
+    // Stopped, and its output read to the end, before it is said: a caller starting serve again on another port
+    // (onFreePort, after 'port … is in use') must leave nothing running.
+    await stop(serve);
+    throw new Error(`forgeops serve did not start:\n${serve.output()}`);
+  });
+  const port = Number(printed[1]);
   return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
 }
 

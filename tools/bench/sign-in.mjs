@@ -9,7 +9,7 @@
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../ports.mjs';
+import { onFreePort } from '../ports.mjs';
 import { numbers, smoke } from './args.mjs';
 import { cleanup, runBench, dropConnections, loadOnServe, sessionClient, startServe, stop } from './serve-harness.mjs';
 
@@ -166,21 +166,23 @@ const USERS = ['bob', 'alice', 'carol'];
 
 /** One mode's serve: its sign-ins (OAuth), then SESSIONS sessions × CALLS calls, with the sandbox's requests counted. */
 async function measureMode(mode, sandbox, application) {
-  const port = await freePort();
-  const env =
+  const oauthEnv = (port) => ({
+    FORGEOPS_PORT: String(port),
+    FORGEOPS_MCP_AUTH: 'oauth',
+    FORGEOPS_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    FORGEOPS_OAUTH_CLIENT_ID: application.uid,
+    FORGEOPS_OAUTH_CLIENT_SECRET: application.secret,
+    // As docs/mcp.md recommends: the code exchange's ID token says who signed in (without openid: GET /user too).
+    FORGEOPS_OAUTH_SCOPES: 'api openid',
+    CODEHOST_TOKEN: '',
+  });
+  // In OAuth mode serve must know its port before it listens (its issuer and the redirect URI hold it): a free one,
+  // and a new one if another program was given it first. In token mode it binds one the system gives it (port 0).
+  const serve =
     mode === 'oauth'
-      ? {
-          FORGEOPS_PORT: String(port),
-          FORGEOPS_MCP_AUTH: 'oauth',
-          FORGEOPS_PUBLIC_URL: `http://127.0.0.1:${port}`,
-          FORGEOPS_OAUTH_CLIENT_ID: application.uid,
-          FORGEOPS_OAUTH_CLIENT_SECRET: application.secret,
-          // As docs/mcp.md recommends: the code exchange's ID token says who signed in (without openid: GET /user too).
-          FORGEOPS_OAUTH_SCOPES: 'api openid',
-          CODEHOST_TOKEN: '',
-        }
-      : { FORGEOPS_PORT: String(port), FORGEOPS_MCP_AUTH: 'token' };
-  const serve = await startServe(sandbox.url, env);
+      ? await onFreePort((port) => startServe(sandbox.url, oauthEnv(port)))
+      : await startServe(sandbox.url, { FORGEOPS_MCP_AUTH: 'token' });
+  const { port } = serve;
   try {
     const codeHost = new URL(sandbox.url).host;
     // Ready means serve has checked the code host once (its start-up probe): that request is no session's.
