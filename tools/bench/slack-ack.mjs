@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../ports.mjs';
+import { onFreePort } from '../ports.mjs';
 import { smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -187,7 +187,8 @@ function line(label, s, base) {
 /** Spawns node with these arguments and resolves once its stdout matches `ready`. */
 function start(args, env, ready) {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // Once closed: exited, and all it wrote read (why it stopped, 'port … is in use', may come after the exit itself).
+  const exited = new Promise((resolve) => child.once('close', resolve));
   children.push({ child, exited });
   let stderr = '';
   // Drained continuously (a full pipe would stall the child); the tail explains a failure.
@@ -212,7 +213,6 @@ let failed = false;
 let botStderr = () => '';
 try {
   dataDir = mkdtempSync(join(tmpdir(), 'forgeops-bench-slack-'));
-  const port = await freePort();
   // Only what the bot needs: an inherited CODEHOST_URL or env file would point it away from the embedded sandbox.
   const env = {
     PATH: process.env.PATH,
@@ -229,18 +229,22 @@ try {
   const spawnedAt = performance.now();
   // The profile is written when the bot exits (it does on the SIGTERM of the cleanup), so it outlives the data dir.
   const profileDir = cpuProfile ? mkdtempSync(join(tmpdir(), 'forgeops-bench-slack-prof-')) : undefined;
-  const bot = await start(
-    [
-      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      cliPath,
-      'slack',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-    ],
-    env,
-    /Slack's requests go to (\S+)/,
+  // The bot's port is chosen before it listens (its Connect pages' redirect URI, at the embedded sandbox, holds it),
+  // and chosen again if another program was given it first: the bot then exits, saying the port is in use.
+  const bot = await onFreePort((port) =>
+    start(
+      [
+        ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+        cliPath,
+        'slack',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+      ],
+      env,
+      /Slack's requests go to (\S+)/,
+    ),
   );
   const botUrl = bot.found[1];
   botStderr = bot.stderr;
