@@ -7,7 +7,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './ports.mjs';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,8 +29,11 @@ function installSuite() {
   if (npm.status !== 0 || !existsSync(suiteEntry)) fail(`could not install ${SUITE}`);
 }
 
-/** serve on the sandbox: the configured service, an MCP bearer token or an env file would change what is tested. */
-function startServe(port) {
+/**
+ * serve on the sandbox: the configured service, an MCP bearer token or an env file would change what is tested. On a
+ * port the system gives it as it binds, read from its banner: no other program can be given that port first.
+ */
+function startServe() {
   // The token mode: the suite connects without signing in.
   const env = { ...process.env, FORGEOPS_HOST: '127.0.0.1', FORGEOPS_MCP_AUTH: 'token' };
   for (const name of [
@@ -43,14 +45,14 @@ function startServe(port) {
     'SLACK_APP_TOKEN',
   ])
     delete env[name];
-  const child = spawn(
-    process.execPath,
-    [join(root, 'dist', 'cli.js'), 'serve', '--host', '127.0.0.1', '--port', String(port)],
-    {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
@@ -58,35 +60,36 @@ function startServe(port) {
   child.once('exit', (code) => {
     if (code !== null && code !== 0) process.stderr.write(`conformance: serve exited with ${code}\n${stderr}`);
   });
-  return child;
+  return { child, base: () => /forgeops MCP server: (http:\/\/\S+)\/mcp/.exec(stdout)?.[1] };
 }
 
-async function waitUntilReady(url) {
+/** serve's address once it has said where it listens and answers there. */
+async function waitUntilReady(serve) {
   for (let i = 0; i < READY_TRIES; i++) {
+    const base = serve.base();
     try {
-      if ((await fetch(url)).ok) return;
+      if (base && (await fetch(`${base}/healthz`)).ok) return base;
     } catch {
       // Not listening yet.
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  fail(`serve did not answer ${url}`);
+  fail(serve.base() ? `serve did not answer at ${serve.base()}` : 'serve did not say where it listens');
 }
 
 if (!existsSync(join(root, 'dist', 'cli.js'))) fail('dist/cli.js is missing: run npm run build first');
 installSuite();
-const port = await freePort();
-const serve = startServe(port);
+const serve = startServe();
 let status = 1;
 try {
-  await waitUntilReady(`http://127.0.0.1:${port}/healthz`);
+  const base = await waitUntilReady(serve);
   const args = [
     '--import',
     join(here, 'node20-globsync.mjs'),
     suiteEntry,
     'server',
     '--url',
-    `http://127.0.0.1:${port}/mcp`,
+    `${base}/mcp`,
     '--expected-failures',
     join(here, 'expected-failures.yml'),
     ...process.argv.slice(2),
@@ -95,6 +98,6 @@ try {
   const run = spawn(process.execPath, args, { cwd: suiteDir, stdio: 'inherit' });
   status = await new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
 } finally {
-  serve.kill();
+  serve.child.kill();
 }
 process.exit(status);
