@@ -6,7 +6,10 @@ export interface PortReservation {
 }
 /** A free loopback port, held until `release()` frees it for the program meant for it (just before it starts). */
 export function reservePort(): Promise<PortReservation>;
-/** A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). */
+/**
+ * A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). Another
+ * program may still be given it before that bind: start the program with onFreePort, which chooses again then.
+ */
 export function freePort(): Promise<number>;
 /**
  * What `start(port)` answers, on a port free when chosen; tried again on a new port when its error says the port was

@@ -14,7 +14,10 @@ export async function reservePort() {
   return { port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
 }
 
-/** A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). */
+/**
+ * A loopback port free now, for a program that binds it at once (one told of it in advance: reservePort). Another
+ * program may still be given it before that bind: start the program with onFreePort, which chooses again then.
+ */
 export async function freePort() {
   const reserved = await reservePort();
   await reserved.release();

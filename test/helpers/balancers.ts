@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { listensOn, type PortReservation } from '../../tools/ports.mjs';
 import { onOutput } from './child-output.js';
 
-export { freePort, reservePort } from '../../tools/ports.mjs';
+export { reservePort } from '../../tools/ports.mjs';
 
 export interface Balancer {
   url: string;
