@@ -64,8 +64,8 @@ async function startServe(
   onOutput(child, (chunk) => {
     output += chunk;
   });
-  // Bounded: 200 checks of 50 ms: its address once it prints it, then ready.
-  for (let i = 0; i < 200; i++) {
+  // Bounded: 400 checks of 50 ms (a loaded machine takes seconds): its address once it prints it, then ready.
+  for (let i = 0; i < 400; i++) {
     const base = servedAt(output);
     if (
       base &&
