@@ -9,7 +9,7 @@ import { answerPage, deletesOf, newPipeline, openPage, PROJECT } from '../helper
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { connectClient } from '../safety/mcp-harness.js';
-import { onOutput, servedAt } from '../helpers/child-output.js';
+import { onOutput, servedReady } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const env = useSandbox();
@@ -35,20 +35,8 @@ async function startReplica(name: string) {
     log += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // Bounded: 400 checks of 50 ms: its address once it prints it, then ready.
-  for (let i = 0; i < 400; i++) {
-    const base = servedAt(log);
-    if (
-      base &&
-      (await fetch(`${base}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      ))
-    )
-      return { base, child, log: () => log, exited };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`replica ${name} did not become ready:\n${log}`);
+  const base = await servedReady(() => log, `replica ${name}`);
+  return { base, child, log: () => log, exited };
 }
 
 /** The link a waiting call's approval wrote to the replica's log (the operator's channel), once it is there. */

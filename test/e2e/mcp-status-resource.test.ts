@@ -16,7 +16,7 @@ import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { connectClient } from '../safety/mcp-harness.js';
 import { callAnsweringYes } from '../helpers/call-as-yes.js';
-import { onOutput, servedAt } from '../helpers/child-output.js';
+import { onOutput, servedReady } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const WEB = 'acme/web';
@@ -64,20 +64,8 @@ async function startServe(
   onOutput(child, (chunk) => {
     output += chunk;
   });
-  // Bounded: 400 checks of 50 ms (a loaded machine takes seconds): its address once it prints it, then ready.
-  for (let i = 0; i < 400; i++) {
-    const base = servedAt(output);
-    if (
-      base &&
-      (await fetch(`${base}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      ))
-    )
-      return { base, child, output: () => output };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`serve did not become ready:\n${output}`);
+  const base = await servedReady(() => output);
+  return { base, child, output: () => output };
 }
 
 async function stop(child: ChildProcess): Promise<void> {

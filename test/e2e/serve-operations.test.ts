@@ -9,7 +9,7 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { modernClient, text } from '../helpers/mcp-v2.js';
 import { connectClient, initializeBody, rawRequest } from '../safety/mcp-harness.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { onOutput, servedAt } from '../helpers/child-output.js';
+import { onOutput, servedReady } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let redis: RedisServer;
@@ -41,22 +41,8 @@ beforeAll(async () => {
     output += chunk;
   });
   exited = new Promise((resolve) => serve.once('exit', (code) => resolve(code)));
-  // Bounded: 400 checks of 50 ms, until serve has said where it listens, the sandbox is up and the service answers.
-  for (let i = 0; i < 400; i++) {
-    const at = servedAt(output);
-    const ready =
-      at !== undefined &&
-      (await fetch(`${at}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      ));
-    if (ready) {
-      base = at;
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`serve did not become ready:\n${output}`);
+  // Ready: serve has said where it listens, the sandbox is up and the service answers.
+  base = await servedReady(() => output);
 });
 
 /** One Redis command over a raw connection: its first answer line. */

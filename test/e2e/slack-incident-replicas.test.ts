@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { reservePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
-import { servedAt } from '../helpers/child-output.js';
+import { servedReady } from '../helpers/child-output.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import {
@@ -72,20 +72,7 @@ async function startReplica(id: string, balancerPort: number): Promise<number> {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   replicas.set(id, child);
-  const base = await eventually(
-    async () => {
-      const base = servedAt(logs.get(id)!);
-      const ready =
-        base !== undefined &&
-        (await fetch(`${base}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        ));
-      return ready ? base : undefined;
-    },
-    20_000,
-    `replica ${id} to be ready (its output: ${logs.get(id)})`,
-  );
+  const base = await servedReady(() => logs.get(id) ?? '', `replica ${id}`);
   return Number(new URL(base).port);
 }
 
